@@ -1,0 +1,40 @@
+import { SqlStore } from './sql-store.ts';
+import { SqliteDriver } from './sqlite/sqlite-driver.ts';
+import { PostgresDriver } from './postgres/postgres-driver.ts';
+import { migrate } from './migrate.ts';
+import { migrationsFor } from './migrations.ts';
+import type { SqlDriver } from './sql-driver.ts';
+import type { Store } from './store.ts';
+
+export interface OpenedStore {
+  store: Store;
+  /** Versions applied by this opening (empty when the schema was already current). */
+  migrated: number[];
+  /** Where the data lives, with any password removed, for start-up messages. */
+  description: string;
+}
+
+/**
+ * Opens the database named by `url` and brings its schema up to date.
+ * `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…`.
+ */
+export async function openStore(url: string, options: { poolSize?: number } = {}): Promise<OpenedStore> {
+  const driver = driverFor(url, options);
+  try {
+    const migrated = await migrate(driver, migrationsFor(driver.dialect));
+    return { store: new SqlStore(driver), migrated, description: describe(url) };
+  } catch (error) {
+    await driver.close().catch(() => {});
+    throw error;
+  }
+}
+
+function driverFor(url: string, options: { poolSize?: number }): SqlDriver {
+  if (url.startsWith('sqlite:')) return new SqliteDriver(url.slice('sqlite:'.length));
+  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresDriver(url, options);
+  throw new TypeError(`unsupported database URL "${describe(url)}": use sqlite:PATH, sqlite::memory: or postgres://…`);
+}
+
+export function describe(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}

@@ -1,0 +1,116 @@
+import pg from 'pg';
+import { UniqueViolation, type SqlDriver, type SqlExecutor, type SqlParam } from '../sql-driver.ts';
+import { StorageUnavailableError } from '../store.ts';
+
+/** Arbitrary constant shared by every replica: only one applies migrations at a time. */
+const MIGRATION_LOCK_KEY = 7_358_112_401;
+
+/** Timestamps are BIGINT milliseconds; they fit a double exactly, so read them as numbers. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export interface PostgresOptions {
+  poolSize?: number;
+  connectTimeoutMs?: number;
+}
+
+export class PostgresDriver implements SqlDriver {
+  readonly dialect = 'postgres' as const;
+  readonly #pool: pg.Pool;
+
+  constructor(url: string, options: PostgresOptions = {}) {
+    this.#pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+      types,
+    });
+    // An idle connection dropped by a database restart must not crash the process;
+    // the pool discards it and the next checkout opens a fresh one.
+    this.#pool.on('error', () => {});
+  }
+
+  async all<Row>(sql: string, params: readonly SqlParam[] = []): Promise<Row[]> {
+    return all<Row>(this.#pool, sql, params);
+  }
+
+  async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    return run(this.#pool, sql, params);
+  }
+
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#transaction(undefined, fn);
+  }
+
+  migrationTransaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#transaction(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`, fn);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #transaction<T>(lock: string | undefined, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw translate(error);
+    }
+    const tx: SqlExecutor = {
+      all: <Row>(sql: string, params: readonly SqlParam[] = []) => all<Row>(client, sql, params),
+      run: (sql: string, params: readonly SqlParam[] = []) => run(client, sql, params),
+    };
+    let broken: Error | undefined;
+    try {
+      await tx.run('BEGIN');
+      if (lock) await tx.run(lock);
+      const result = await fn(tx);
+      await tx.run('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      // A connection whose rollback failed is in an unknown state: destroy, don't reuse.
+      client.release(broken);
+    }
+  }
+}
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+async function all<Row>(db: Queryable, sql: string, params: readonly SqlParam[]): Promise<Row[]> {
+  try {
+    return (await db.query(sql, params as SqlParam[])).rows as Row[];
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+async function run(db: Queryable, sql: string, params: readonly SqlParam[]): Promise<number> {
+  try {
+    return (await db.query(sql, params as SqlParam[])).rowCount ?? 0;
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+/** SQLSTATE classes that mean "the database is not there right now", not "your query is wrong". */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/;
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+function translate(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const { code, table } = error as Error & { code?: string; table?: string };
+  if (code === '23505') return new UniqueViolation(table ?? 'unknown', error);
+  if (code && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) return new StorageUnavailableError(error);
+  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message)) {
+    return new StorageUnavailableError(error);
+  }
+  return error;
+}

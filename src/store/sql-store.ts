@@ -1,0 +1,172 @@
+import { ConflictError, type ConflictSubject, type Store } from './store.ts';
+import { UniqueViolation, type SqlDriver } from './sql-driver.ts';
+import { keysetPage } from './keyset-page.ts';
+import {
+  toApiKey, toClient, toOrganization, toPerson,
+  type ApiKeyRow, type ClientRow, type OrganizationRow, type PersonRow,
+} from './rows.ts';
+import type { ApiKey, Handle, OAuthClient, Organization, OrganizationConfig, Page, PageRequest, Person } from './types.ts';
+
+const conflictByTable: Record<string, ConflictSubject> = {
+  organizations: 'organization_name',
+  api_keys: 'api_key_name',
+  person_handles: 'person_handle',
+};
+
+/** Rethrows a unique-index refusal as the domain's ConflictError; anything else unchanged. */
+function conflict(error: unknown, handle?: Handle): never {
+  if (error instanceof UniqueViolation) throw new ConflictError(conflictByTable[error.table] ?? 'secret', handle);
+  throw error;
+}
+
+/** The Store over either SQL dialect: statements are written once, in the common subset. */
+export class SqlStore implements Store {
+  readonly #db: SqlDriver;
+
+  constructor(driver: SqlDriver) {
+    this.#db = driver;
+  }
+
+  get dialect() {
+    return this.#db.dialect;
+  }
+
+  async ping(): Promise<void> {
+    await this.#db.all('SELECT 1 AS ok');
+  }
+
+  close(): Promise<void> {
+    return this.#db.close();
+  }
+
+  async createOrganization(org: Organization, firstKey: ApiKey): Promise<void> {
+    await this.#db
+      .transaction(async (tx) => {
+        await tx.run('INSERT INTO organizations (id, name, config, created_at) VALUES ($1, $2, $3, $4)', [
+          org.id, org.name, JSON.stringify(org.config), org.createdAt,
+        ]);
+        await insertApiKey(tx, firstKey);
+      })
+      .catch((error) => conflict(error));
+  }
+
+  async getOrganization(id: string): Promise<Organization | undefined> {
+    const [row] = await this.#db.all<OrganizationRow>('SELECT * FROM organizations WHERE id = $1', [id]);
+    return row && toOrganization(row);
+  }
+
+  async getOrganizationByName(name: string): Promise<Organization | undefined> {
+    const [row] = await this.#db.all<OrganizationRow>('SELECT * FROM organizations WHERE name = $1', [name]);
+    return row && toOrganization(row);
+  }
+
+  async updateOrganizationConfig(id: string, config: OrganizationConfig): Promise<Organization | undefined> {
+    const [row] = await this.#db.all<OrganizationRow>('UPDATE organizations SET config = $2 WHERE id = $1 RETURNING *', [
+      id, JSON.stringify(config),
+    ]);
+    return row && toOrganization(row);
+  }
+
+  async createApiKey(key: ApiKey): Promise<void> {
+    await insertApiKey(this.#db, key).catch((error) => conflict(error));
+  }
+
+  async findApiKeyBySecretHash(secretHash: string): Promise<ApiKey | undefined> {
+    const [row] = await this.#db.all<ApiKeyRow>('SELECT * FROM api_keys WHERE secret_hash = $1', [secretHash]);
+    return row && toApiKey(row);
+  }
+
+  listApiKeys(orgId: string, page: PageRequest): Promise<Page<ApiKey>> {
+    return keysetPage(this.#db, 'api_keys', orgId, page, toApiKey);
+  }
+
+  async deleteApiKey(orgId: string, id: string): Promise<boolean> {
+    return (await this.#db.run('DELETE FROM api_keys WHERE org_id = $1 AND id = $2', [orgId, id])) > 0;
+  }
+
+  deleteApiKeysByName(orgId: string, name: string): Promise<number> {
+    return this.#db.run('DELETE FROM api_keys WHERE org_id = $1 AND name = $2', [orgId, name]);
+  }
+
+  async createPerson(person: Person): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      await tx.run('INSERT INTO persons (id, org_id, handles, roles, console, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+        person.id, person.orgId, JSON.stringify(person.handles), JSON.stringify(person.roles), person.console, person.createdAt,
+      ]);
+      // One insert per handle, so a refusal names exactly the handle that is taken.
+      for (const handle of person.handles) {
+        await tx
+          .run('INSERT INTO person_handles (org_id, type, value, person_id) VALUES ($1, $2, $3, $4)', [
+            person.orgId, handle.type, handle.value, person.id,
+          ])
+          .catch((error) => conflict(error, handle));
+      }
+    });
+  }
+
+  async getPerson(orgId: string, id: string): Promise<Person | undefined> {
+    const [row] = await this.#db.all<PersonRow>('SELECT * FROM persons WHERE org_id = $1 AND id = $2', [orgId, id]);
+    return row && toPerson(row);
+  }
+
+  async findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined> {
+    const [row] = await this.#db.all<PersonRow>(
+      `SELECT p.* FROM person_handles h JOIN persons p ON p.id = h.person_id
+       WHERE h.org_id = $1 AND h.type = $2 AND h.value = $3`,
+      [orgId, handle.type, handle.value],
+    );
+    return row && toPerson(row);
+  }
+
+  listPersons(orgId: string, page: PageRequest): Promise<Page<Person>> {
+    return keysetPage(this.#db, 'persons', orgId, page, toPerson);
+  }
+
+  async deletePerson(orgId: string, id: string): Promise<boolean> {
+    return (await this.#db.run('DELETE FROM persons WHERE org_id = $1 AND id = $2', [orgId, id])) > 0;
+  }
+
+  async createClient(client: OAuthClient): Promise<void> {
+    await this.#db
+      .run(
+        `INSERT INTO oauth_clients (id, org_id, name, scopes, grant_types, access_token_duration, access_token_format, secret_hash, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          client.id, client.orgId, client.name, JSON.stringify(client.scopes), JSON.stringify(client.grantTypes),
+          client.accessTokenDuration, client.accessTokenFormat, client.secretHash, client.createdAt,
+        ],
+      )
+      .catch((error) => conflict(error));
+  }
+
+  async getClient(orgId: string, id: string): Promise<OAuthClient | undefined> {
+    const [row] = await this.#db.all<ClientRow>('SELECT * FROM oauth_clients WHERE org_id = $1 AND id = $2', [orgId, id]);
+    return row && toClient(row);
+  }
+
+  async findClient(id: string): Promise<OAuthClient | undefined> {
+    const [row] = await this.#db.all<ClientRow>('SELECT * FROM oauth_clients WHERE id = $1', [id]);
+    return row && toClient(row);
+  }
+
+  listClients(orgId: string, page: PageRequest): Promise<Page<OAuthClient>> {
+    return keysetPage(this.#db, 'oauth_clients', orgId, page, toClient);
+  }
+
+  async deleteClient(orgId: string, id: string): Promise<boolean> {
+    return (await this.#db.run('DELETE FROM oauth_clients WHERE org_id = $1 AND id = $2', [orgId, id])) > 0;
+  }
+
+  async replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean> {
+    const changed = await this.#db.run('UPDATE oauth_clients SET secret_hash = $3 WHERE org_id = $1 AND id = $2', [
+      orgId, id, secretHash,
+    ]);
+    return changed > 0;
+  }
+}
+
+function insertApiKey(db: Pick<SqlDriver, 'run'>, key: ApiKey): Promise<number> {
+  return db.run('INSERT INTO api_keys (id, org_id, name, kind, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+    key.id, key.orgId, key.name, key.kind, key.secretHash, key.createdAt,
+  ]);
+}

@@ -1,0 +1,106 @@
+import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { UniqueViolation, type SqlDriver, type SqlExecutor, type SqlParam } from '../sql-driver.ts';
+
+/**
+ * node:sqlite is synchronous and has one connection, so a transaction that awaits between
+ * statements must keep every other statement out until it ends: `#busy` is that gate.
+ * Outside a transaction a statement runs at once, with no queueing cost.
+ */
+export class SqliteDriver implements SqlDriver {
+  readonly dialect = 'sqlite' as const;
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+  #busy: Promise<void> | undefined;
+  readonly #direct: SqlExecutor;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.#db = new DatabaseSync(path);
+    this.#db.exec('PRAGMA busy_timeout = 5000');
+    if (path !== ':memory:') this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+    this.#db.exec('PRAGMA foreign_keys = ON');
+    this.#direct = {
+      all: async <Row>(sql: string, params: readonly SqlParam[] = []) => this.#all<Row>(sql, params),
+      run: async (sql: string, params: readonly SqlParam[] = []) => this.#run(sql, params),
+    };
+  }
+
+  async all<Row>(sql: string, params: readonly SqlParam[] = []): Promise<Row[]> {
+    while (this.#busy) await this.#busy;
+    return this.#all<Row>(sql, params);
+  }
+
+  async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    while (this.#busy) await this.#busy;
+    return this.#run(sql, params);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    while (this.#busy) await this.#busy;
+    let release!: () => void;
+    this.#busy = new Promise<void>((resolve) => (release = resolve));
+    try {
+      // IMMEDIATE takes the write lock up front, so another process on the same file
+      // waits (busy_timeout) instead of failing half-way through.
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(this.#direct);
+        this.#db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      this.#busy = undefined;
+      release();
+    }
+  }
+
+  migrationTransaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
+  async close(): Promise<void> {
+    while (this.#busy) await this.#busy;
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  #statement(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      // $1 → ?1: SQLite's numbered parameters bind positionally like PostgreSQL's.
+      statement = this.#db.prepare(sql.replace(/\$(\d+)/g, '?$1'));
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #all<Row>(sql: string, params: readonly SqlParam[]): Row[] {
+    try {
+      return this.#statement(sql).all(...toSqlite(params)) as Row[];
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  #run(sql: string, params: readonly SqlParam[]): number {
+    try {
+      return Number(this.#statement(sql).run(...toSqlite(params)).changes);
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+}
+
+function toSqlite(params: readonly SqlParam[]): SQLInputValue[] {
+  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
+function translate(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : '';
+  const match = /^UNIQUE constraint failed: (\w+)\./.exec(message);
+  return match ? new UniqueViolation(match[1]!, error) : error;
+}

@@ -1,0 +1,66 @@
+import type { ApiKey, Handle, OAuthClient, Organization, OrganizationConfig, Page, PageRequest, Person } from './types.ts';
+
+/**
+ * Everything the service persists. Implementations must be safe for many service replicas
+ * over one database: nothing here may rely on process memory for correctness.
+ *
+ * Writes that collide with a uniqueness rule throw {@link ConflictError}; a database that
+ * cannot be reached throws {@link StorageUnavailableError}. Methods scoped to an
+ * organisation never see another organisation's rows.
+ */
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Cheap round trip for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  /** Creates the organisation and its first admin key atomically. */
+  createOrganization(org: Organization, firstKey: ApiKey): Promise<void>;
+  getOrganization(id: string): Promise<Organization | undefined>;
+  getOrganizationByName(name: string): Promise<Organization | undefined>;
+  updateOrganizationConfig(id: string, config: OrganizationConfig): Promise<Organization | undefined>;
+
+  createApiKey(key: ApiKey): Promise<void>;
+  findApiKeyBySecretHash(secretHash: string): Promise<ApiKey | undefined>;
+  listApiKeys(orgId: string, page: PageRequest): Promise<Page<ApiKey>>;
+  deleteApiKey(orgId: string, id: string): Promise<boolean>;
+  /** Deletes every key of the organisation with this name; returns how many went. */
+  deleteApiKeysByName(orgId: string, name: string): Promise<number>;
+
+  createPerson(person: Person): Promise<void>;
+  getPerson(orgId: string, id: string): Promise<Person | undefined>;
+  findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined>;
+  listPersons(orgId: string, page: PageRequest): Promise<Page<Person>>;
+  deletePerson(orgId: string, id: string): Promise<boolean>;
+
+  createClient(client: OAuthClient): Promise<void>;
+  getClient(orgId: string, id: string): Promise<OAuthClient | undefined>;
+  /** Looks a client up by id alone, as the token endpoint must (the client names its org). */
+  findClient(id: string): Promise<OAuthClient | undefined>;
+  listClients(orgId: string, page: PageRequest): Promise<Page<OAuthClient>>;
+  deleteClient(orgId: string, id: string): Promise<boolean>;
+  replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean>;
+}
+
+export type ConflictSubject = 'organization_name' | 'api_key_name' | 'person_handle' | 'secret';
+
+/** A write broke a uniqueness rule; nothing of it was kept. */
+export class ConflictError extends Error {
+  readonly subject: ConflictSubject;
+  /** For person handles: the handle that is taken. */
+  readonly handle: Handle | undefined;
+  constructor(subject: ConflictSubject, handle?: Handle) {
+    super(`unique rule broken: ${subject}`);
+    this.name = 'ConflictError';
+    this.subject = subject;
+    this.handle = handle;
+  }
+}
+
+/** The database could not be reached or went away mid-operation; nothing was committed. */
+export class StorageUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('storage unavailable', { cause });
+    this.name = 'StorageUnavailableError';
+  }
+}

@@ -1,0 +1,187 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStore } from '../../src/store/open-store.ts';
+import { ConflictError, type Store } from '../../src/store/store.ts';
+import { newId } from '../../src/crypto/ids.ts';
+import type { ApiKey, OAuthClient, Organization, Person } from '../../src/store/types.ts';
+import { backends } from '../helpers/backends.ts';
+
+const config = { token_lifetime_ceiling: 3600, svid_jwks_urls: {}, allowed_spiffe_ids: [], email_sender: null };
+
+function org(name = `org-${newId('n')}`): Organization {
+  return { id: newId('org'), name, config, createdAt: Date.now() };
+}
+function key(orgId: string, name = 'first', kind: ApiKey['kind'] = 'admin'): ApiKey {
+  return { id: newId('key'), orgId, name, kind, secretHash: newId('hash'), createdAt: Date.now() };
+}
+function person(orgId: string, email = `${newId('p')}@example.com`): Person {
+  return { id: newId('per'), orgId, handles: [{ type: 'email_address', value: email }], roles: ['verifier'], console: true, createdAt: Date.now() };
+}
+function client(orgId: string): OAuthClient {
+  return {
+    id: newId('cli'), orgId, name: 'gateway', scopes: ['read', 'write'], grantTypes: ['client_credentials'],
+    accessTokenDuration: 600, accessTokenFormat: 'opaque', secretHash: newId('hash'), createdAt: Date.now(),
+  };
+}
+
+for (const backend of backends()) {
+  describe(`Store contract on ${backend.name}`, () => {
+    let store: Store;
+    let database: Awaited<ReturnType<typeof backend.fresh>>;
+
+    before(async () => {
+      database = await backend.fresh();
+      store = (await openStore(database.url)).store;
+    });
+    after(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    it('reports its dialect and answers a ping', async () => {
+      assert.equal(store.dialect, backend.name);
+      await store.ping();
+    });
+
+    it('creates an organisation with its first key, finds it by id and name, updates its config', async () => {
+      const o = org();
+      const k = key(o.id);
+      await store.createOrganization(o, k);
+      assert.deepEqual(await store.getOrganization(o.id), o);
+      assert.deepEqual(await store.getOrganizationByName(o.name), o);
+      assert.deepEqual(await store.findApiKeyBySecretHash(k.secretHash), k);
+      const changed = { ...config, token_lifetime_ceiling: 900, svid_jwks_urls: { 'example.org': 'https://example.org/jwks' } };
+      assert.deepEqual((await store.updateOrganizationConfig(o.id, changed))?.config, changed);
+      assert.deepEqual((await store.getOrganization(o.id))?.config, changed);
+      assert.equal(await store.updateOrganizationConfig(newId('org'), changed), undefined);
+      assert.equal(await store.getOrganization(newId('org')), undefined);
+    });
+
+    it('refuses a second organisation with the same name and keeps nothing of it', async () => {
+      const first = org();
+      await store.createOrganization(first, key(first.id));
+      const second = { ...org(), name: first.name };
+      const secondKey = key(second.id);
+      await assert.rejects(store.createOrganization(second, secondKey), (e: unknown) => e instanceof ConflictError && e.subject === 'organization_name');
+      assert.equal(await store.getOrganization(second.id), undefined);
+      assert.equal(await store.findApiKeyBySecretHash(secondKey.secretHash), undefined);
+    });
+
+    it('keeps API key names unique per organisation only, deletes by id and by name', async () => {
+      const a = org();
+      const b = org();
+      await store.createOrganization(a, key(a.id));
+      await store.createOrganization(b, key(b.id));
+      const integration = key(a.id, 'crm', 'integration');
+      await store.createApiKey(integration);
+      await store.createApiKey(key(b.id, 'crm'));
+      await assert.rejects(store.createApiKey(key(a.id, 'crm')), (e: unknown) => e instanceof ConflictError && e.subject === 'api_key_name');
+      assert.equal(await store.deleteApiKey(b.id, integration.id), false, 'another organisation cannot delete it');
+      assert.equal(await store.deleteApiKey(a.id, integration.id), true);
+      assert.equal(await store.findApiKeyBySecretHash(integration.secretHash), undefined);
+      assert.equal(await store.deleteApiKeysByName(a.id, 'first'), 1);
+      assert.equal((await store.listApiKeys(a.id, { position: { kind: 'first' }, limit: 10 })).totalCount, 0);
+      assert.equal((await store.listApiKeys(b.id, { position: { kind: 'first' }, limit: 10 })).totalCount, 2);
+    });
+
+    it('creates, finds, lists and deletes persons within their organisation only', async () => {
+      const a = org();
+      const b = org();
+      await store.createOrganization(a, key(a.id));
+      await store.createOrganization(b, key(b.id));
+      const p = person(a.id);
+      p.handles.push({ type: 'phone_number', value: '+15550100' });
+      await store.createPerson(p);
+      assert.deepEqual(await store.getPerson(a.id, p.id), p);
+      assert.equal(await store.getPerson(b.id, p.id), undefined);
+      assert.deepEqual(await store.findPersonByHandle(a.id, { type: 'phone_number', value: '+15550100' }), p);
+      assert.equal(await store.findPersonByHandle(b.id, { type: 'phone_number', value: '+15550100' }), undefined);
+      assert.equal(await store.deletePerson(b.id, p.id), false);
+      assert.equal(await store.deletePerson(a.id, p.id), true);
+      assert.equal(await store.getPerson(a.id, p.id), undefined);
+      assert.equal(await store.findPersonByHandle(a.id, p.handles[0]!), undefined, 'handles go with the person');
+      await store.createPerson({ ...person(a.id), handles: p.handles }); // and are free again
+    });
+
+    it('refuses a taken handle, names it, and writes nothing of the person', async () => {
+      const a = org();
+      const b = org();
+      await store.createOrganization(a, key(a.id));
+      await store.createOrganization(b, key(b.id));
+      const first = person(a.id, 'ada@example.com');
+      await store.createPerson(first);
+      await store.createPerson(person(b.id, 'ada@example.com')); // other organisation: allowed
+      const second = person(a.id, 'grace@example.com');
+      second.handles.push({ type: 'email_address', value: 'ada@example.com' });
+      await assert.rejects(store.createPerson(second), (e: unknown) =>
+        e instanceof ConflictError && e.subject === 'person_handle' && e.handle?.value === 'ada@example.com');
+      assert.equal(await store.getPerson(a.id, second.id), undefined);
+      assert.equal(await store.findPersonByHandle(a.id, { type: 'email_address', value: 'grace@example.com' }), undefined);
+    });
+
+    it('lets exactly one of many concurrent creations claim a handle', async () => {
+      const a = org();
+      await store.createOrganization(a, key(a.id));
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => store.createPerson(person(a.id, 'race@example.com'))));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      assert.ok(results.every((r) => r.status === 'fulfilled' || r.reason instanceof ConflictError));
+    });
+
+    it('pages forwards, backwards and from the end with keyset cursors', async () => {
+      const a = org();
+      await store.createOrganization(a, key(a.id));
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const p = { ...person(a.id), id: newId('per', 1_700_000_000_000 + i) };
+        await store.createPerson(p);
+        ids.push(p.id);
+      }
+      const page = (position: Parameters<Store['listPersons']>[1]['position']) => store.listPersons(a.id, { position, limit: 3 });
+      const summary = (p: Awaited<ReturnType<typeof page>>) => ({
+        ids: p.items.map((x) => x.id), hasPrevious: p.hasPrevious, hasNext: p.hasNext, totalCount: p.totalCount,
+      });
+      assert.deepEqual(summary(await page({ kind: 'first' })), { ids: ids.slice(0, 3), hasPrevious: false, hasNext: true, totalCount: 7 });
+      assert.deepEqual(summary(await page({ kind: 'after', id: ids[2]! })), { ids: ids.slice(3, 6), hasPrevious: true, hasNext: true, totalCount: undefined });
+      assert.deepEqual(summary(await page({ kind: 'after', id: ids[5]! })), { ids: ids.slice(6), hasPrevious: true, hasNext: false, totalCount: undefined });
+      assert.deepEqual(summary(await page({ kind: 'before', id: ids[3]! })), { ids: ids.slice(0, 3), hasPrevious: false, hasNext: true, totalCount: undefined });
+      assert.deepEqual(summary(await page({ kind: 'before', id: ids[5]! })), { ids: ids.slice(2, 5), hasPrevious: true, hasNext: true, totalCount: undefined });
+      assert.deepEqual(summary(await page({ kind: 'last' })), { ids: ids.slice(4), hasPrevious: true, hasNext: false, totalCount: undefined });
+    });
+
+    it('creates, finds, lists, re-keys and deletes OAuth2 clients within their organisation only', async () => {
+      const a = org();
+      const b = org();
+      await store.createOrganization(a, key(a.id));
+      await store.createOrganization(b, key(b.id));
+      const c = client(a.id);
+      await store.createClient(c);
+      assert.deepEqual(await store.getClient(a.id, c.id), c);
+      assert.deepEqual(await store.findClient(c.id), c);
+      assert.equal(await store.getClient(b.id, c.id), undefined);
+      assert.deepEqual((await store.listClients(a.id, { position: { kind: 'first' }, limit: 5 })).items, [c]);
+      assert.equal(await store.replaceClientSecret(b.id, c.id, 'other'), false);
+      assert.equal(await store.replaceClientSecret(a.id, c.id, 'rotated'), true);
+      assert.equal((await store.findClient(c.id))?.secretHash, 'rotated');
+      assert.equal(await store.deleteClient(b.id, c.id), false);
+      assert.equal(await store.deleteClient(a.id, c.id), true);
+      assert.equal(await store.findClient(c.id), undefined);
+    });
+  });
+
+  describe(`Migrations on ${backend.name}`, () => {
+    it('apply once and are idempotent on every later start', async () => {
+      const database = await backend.fresh();
+      const url = backend.name === 'sqlite' ? `sqlite:${process.env.TMPDIR ?? '/tmp'}/tessera-migrate-${newId('t')}.db` : database.url;
+      const first = await openStore(url);
+      assert.deepEqual(first.migrated, [1]);
+      const o = org();
+      await first.store.createOrganization(o, key(o.id));
+      await first.store.close();
+      const second = await openStore(url);
+      assert.deepEqual(second.migrated, []);
+      assert.deepEqual(await second.store.getOrganization(o.id), o, 'data survives a restart');
+      await second.store.close();
+      await database.drop();
+    });
+  });
+}

@@ -5,6 +5,7 @@
  */
 export const errorCatalogue = {
   MALFORMED_JSON: { status: 400, summary: 'The request body is not valid JSON.' },
+  MALFORMED_REQUEST: { status: 400, summary: 'The request could not be read (framing, headers or encoding).' },
   INVALID_FIELD: { status: 400, summary: 'A field is missing, unknown, of the wrong type or breaks a rule.' },
   INVALID_HEADER: { status: 400, summary: 'A required header is missing or malformed.' },
   INVALID_CURSOR: { status: 400, summary: 'The pagination cursor was not issued by this list.' },

@@ -1,0 +1,37 @@
+import { loadServiceConfig } from '../config/service-config.ts';
+import { openStore } from '../store/open-store.ts';
+import { createOrganization } from '../organizations/create-organization.ts';
+import { parseOptions, UsageError, type Command } from './command.ts';
+
+export const createOrgCommand: Command = {
+  name: 'admin create-org',
+  summary: 'create an organisation and print its id and first admin key',
+  help: `Usage: tessera admin create-org --name NAME [--json]
+
+Creates an organisation in the database the service uses (DATABASE_URL or
+TESSERA_DATABASE, as for "tessera service") and prints its id and its first admin
+API key. The key is shown only now: Tessera stores only its hash.
+
+Options:
+  --name NAME   organisation name, unique, 1 to 100 characters
+  --json        print {"org_id": …, "api_key": …} for scripts
+`,
+  async run(args) {
+    const options = parseOptions('admin create-org', args, { name: { type: 'string' }, json: { type: 'boolean' } });
+    if (options.help) return void process.stdout.write(createOrgCommand.help);
+    if (options.name === undefined) throw new UsageError('--name: is required\nRun "tessera admin create-org --help" for usage.');
+    // The secret is not needed to create an organisation; development mode spares asking for it.
+    const { config } = loadServiceConfig({ ...process.env, TESSERA_DEV: process.env.TESSERA_SECRET ? process.env.TESSERA_DEV : '1' });
+    const { store } = await openStore(config.databaseUrl);
+    try {
+      const { org, apiKey } = await createOrganization(store, options.name);
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ org_id: org.id, api_key: apiKey })}\n`);
+      } else {
+        process.stdout.write(`Created organisation "${org.name}"\n  org id:    ${org.id}\n  admin key: ${apiKey}\n\nThe key is shown only now. Send both on every call:\n  -H 'Service-OrgID: ${org.id}' -H 'Service-API-Key: ${apiKey}'\n`);
+      }
+    } finally {
+      await store.close();
+    }
+  },
+};

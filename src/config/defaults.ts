@@ -1,0 +1,19 @@
+import type { OrganizationConfig } from '../store/types.ts';
+
+/**
+ * Defaults that are not environment variables (those live in service-config.ts, each beside
+ * its rule). Every default the API applies comes from here.
+ */
+export const organizationConfigDefaults: Readonly<OrganizationConfig> = Object.freeze({
+  token_lifetime_ceiling: 3600,
+  svid_jwks_urls: {},
+  allowed_spiffe_ids: [],
+  email_sender: null,
+});
+
+export const clientDefaults = Object.freeze({
+  accessTokenDuration: 3600,
+  accessTokenFormat: 'opaque' as const,
+});
+
+export const pageDefaults = Object.freeze({ limit: 25, maxLimit: 100 });

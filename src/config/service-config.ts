@@ -1,0 +1,93 @@
+import { Ajv } from 'ajv';
+
+/**
+ * Every environment variable the service reads, with its default and the rule it must meet.
+ * docs/configuration.md documents each one (test/config/service-config.test.ts checks).
+ */
+export const serviceVariables = {
+  TESSERA_PORT: { default: '8080', rule: 'an integer from 0 to 65535', pattern: '^(0|[1-9][0-9]{0,4})$' },
+  TESSERA_HOST: { default: '127.0.0.1', rule: 'a host name or IP address to listen on', pattern: '^[A-Za-z0-9.:\\-\\[\\]]{1,253}$' },
+  TESSERA_DATABASE: { default: 'sqlite:./data/tessera.db', rule: 'sqlite:PATH, sqlite::memory: or a postgres:// URL', pattern: '^(sqlite:.+|postgres(ql)?://.+)$' },
+  DATABASE_URL: { default: undefined, rule: 'a postgres:// or postgresql:// URL', pattern: '^postgres(ql)?://.+$' },
+  TESSERA_ISSUER: { default: undefined, rule: 'an http(s) URL without query or fragment', pattern: '^https?://[^?#\\s]+$' },
+  TESSERA_SECRET: { default: undefined, rule: 'at least 32 characters', pattern: '^.{32,}$' },
+  TESSERA_DEV: { default: '0', rule: 'one of 1, 0, true, false', pattern: '^(1|0|true|false)$' },
+  TESSERA_LOG_LEVEL: { default: 'info', rule: 'one of fatal, error, warn, info, debug, trace, silent', pattern: '^(fatal|error|warn|info|debug|trace|silent)$' },
+  TESSERA_BODY_LIMIT: { default: '65536', rule: 'a byte count from 1024 to 10485760', pattern: '^[0-9]{4,8}$' },
+  TESSERA_DATABASE_POOL_SIZE: { default: '10', rule: 'an integer from 1 to 200', pattern: '^[1-9][0-9]{0,2}$' },
+} as const satisfies Record<string, { default: string | undefined; rule: string; pattern: string }>;
+
+type VariableName = keyof typeof serviceVariables;
+
+const validateEnvironment = new Ajv({ allErrors: true, strict: false }).compile({
+  type: 'object',
+  properties: Object.fromEntries(Object.entries(serviceVariables).map(([name, v]) => [name, { type: 'string', pattern: v.pattern }])),
+});
+
+export interface ServiceConfig {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** Public base URL; when unset the service derives it from the address it binds. */
+  issuer: string | undefined;
+  secret: string;
+  dev: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  bodyLimit: number;
+  databasePoolSize: number;
+}
+
+/** A configuration that cannot start; the message names every variable at fault. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Fixed so that a development database stays readable across restarts; never for production. */
+const DEVELOPMENT_SECRET = 'tessera-development-secret-do-not-use-in-production';
+
+export function loadServiceConfig(env: Record<string, string | undefined> = process.env): { config: ServiceConfig; warnings: string[] } {
+  const values = Object.fromEntries(
+    Object.keys(serviceVariables).flatMap((name) => (env[name] !== undefined && env[name] !== '' ? [[name, env[name]]] : [])),
+  ) as Partial<Record<VariableName, string>>;
+  const problems: string[] = [];
+  if (!validateEnvironment(values)) {
+    for (const error of validateEnvironment.errors ?? []) {
+      const name = error.instancePath.slice(1) as VariableName;
+      problems.push(`${name}: must be ${serviceVariables[name]?.rule ?? 'valid'}`);
+    }
+  }
+  const read = (name: VariableName): string | undefined => values[name] ?? serviceVariables[name].default;
+  const dev = read('TESSERA_DEV') === '1' || read('TESSERA_DEV') === 'true';
+  const port = Number(read('TESSERA_PORT'));
+  if (port > 65535) problems.push(`TESSERA_PORT: must be ${serviceVariables.TESSERA_PORT.rule}`);
+  const bodyLimit = Number(read('TESSERA_BODY_LIMIT'));
+  if (bodyLimit < 1024 || bodyLimit > 10_485_760) problems.push(`TESSERA_BODY_LIMIT: must be ${serviceVariables.TESSERA_BODY_LIMIT.rule}`);
+  const poolSize = Number(read('TESSERA_DATABASE_POOL_SIZE'));
+  if (poolSize > 200) problems.push(`TESSERA_DATABASE_POOL_SIZE: must be ${serviceVariables.TESSERA_DATABASE_POOL_SIZE.rule}`);
+  const warnings: string[] = [];
+  let secret = values.TESSERA_SECRET;
+  if (!secret && !dev) problems.push('TESSERA_SECRET: is required (at least 32 characters) unless TESSERA_DEV=1');
+  if (!secret && dev) {
+    secret = DEVELOPMENT_SECRET;
+    warnings.push('TESSERA_DEV=1 and no TESSERA_SECRET: using the fixed development secret. Never run production like this.');
+  }
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  return {
+    config: {
+      port,
+      host: read('TESSERA_HOST')!,
+      databaseUrl: values.DATABASE_URL ?? read('TESSERA_DATABASE')!,
+      issuer: values.TESSERA_ISSUER?.replace(/\/+$/, ''),
+      secret: secret!,
+      dev,
+      logLevel: read('TESSERA_LOG_LEVEL') as ServiceConfig['logLevel'],
+      bodyLimit,
+      databasePoolSize: poolSize,
+    },
+    warnings,
+  };
+}

@@ -1,0 +1,56 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Store } from '../store/store.ts';
+import type { ServiceConfig } from '../config/service-config.ts';
+import { validatorCompiler } from './validation.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { installMetrics } from './metrics.ts';
+import { opsRoutes } from '../routes/ops.ts';
+import { organizationRoutes } from '../routes/organizations.ts';
+import { personRoutes } from '../routes/persons.ts';
+import { oauthClientRoutes } from '../routes/oauth-clients.ts';
+
+export interface AppOptions {
+  store: Store;
+  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel'>;
+}
+
+/** Headers that carry credentials: redacted should any log line ever include headers. */
+const REDACTED = ['req.headers.authorization', 'req.headers["service-api-key"]', 'req.headers.cookie'];
+
+export async function buildApp({ store, config }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
+    bodyLimit: config.bodyLimit,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 128 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app);
+  const registry = installMetrics(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tessera identity service',
+        version: '0.1.0',
+        description: 'Organisations, persons, OAuth2 clients. Non-OAuth responses use the envelope { result, meta, errors }.',
+      },
+      components: {
+        securitySchemes: {
+          orgId: { type: 'apiKey', in: 'header', name: 'Service-OrgID', description: 'The organisation addressed' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'Service-API-Key', description: 'An API key of that organisation' },
+        },
+      },
+    },
+  });
+
+  await app.register(opsRoutes(store, registry));
+  await app.register(organizationRoutes(store, { dev: config.dev }));
+  await app.register(personRoutes(store));
+  await app.register(oauthClientRoutes(store));
+  return app;
+}

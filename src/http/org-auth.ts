@@ -1,0 +1,46 @@
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { ApiError } from '../errors/api-error.ts';
+import { hashSecret } from '../crypto/ids.ts';
+import type { Store } from '../store/store.ts';
+import type { ApiKey, ApiKeyKind, Organization } from '../store/types.ts';
+
+export interface Tenant {
+  org: Organization;
+  key: ApiKey;
+}
+
+const tenants = new WeakMap<FastifyRequest, Tenant>();
+
+/**
+ * Runs on request, before the body is even read: a caller without a key of the organisation
+ * named in Service-OrgID learns nothing about the operation and costs no parsing.
+ */
+export function requireApiKey(store: Store, kinds: readonly ApiKeyKind[]): onRequestAsyncHookHandler {
+  return async (request) => {
+    const orgId = singleHeader(request, 'service-orgid');
+    if (!orgId) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: is required on organisation-scoped operations');
+    if (orgId.length > 64) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: must be at most 64 characters');
+    const org = await store.getOrganization(orgId);
+    if (!org) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: no organisation has this id');
+    const secret = singleHeader(request, 'service-api-key');
+    if (!secret) throw new ApiError('UNAUTHENTICATED', 'header Service-API-Key: is required');
+    const key = secret.length <= 128 ? await store.findApiKeyBySecretHash(hashSecret(secret)) : undefined;
+    if (!key || key.orgId !== org.id) throw new ApiError('UNAUTHENTICATED', 'header Service-API-Key: is not a valid key of this organisation');
+    if (!kinds.includes(key.kind)) {
+      throw new ApiError('FORBIDDEN', `header Service-API-Key: an ${key.kind} key may not use this operation (needs ${kinds.join(' or ')})`);
+    }
+    tenants.set(request, { org, key });
+  };
+}
+
+/** The organisation and key that authenticated the request; only on routes behind requireApiKey. */
+export function tenantOf(request: FastifyRequest): Tenant {
+  const tenant = tenants.get(request);
+  if (!tenant) throw new TypeError(`route ${request.routeOptions.url} reads the tenant but is not behind requireApiKey`);
+  return tenant;
+}
+
+function singleHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}

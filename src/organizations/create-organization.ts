@@ -1,0 +1,39 @@
+import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
+import { organizationConfigDefaults } from '../config/defaults.ts';
+import type { Store } from '../store/store.ts';
+import type { ApiKey, Organization } from '../store/types.ts';
+
+export interface CreatedOrganization {
+  org: Organization;
+  /** The first admin key in clear: shown once, only its hash is stored. */
+  apiKey: string;
+}
+
+const NAME = /^\S(.{0,98}\S)?$/;
+
+/** Bad input to an admin command; the message names the option and the rule. */
+export class InvalidArgumentError extends Error {
+  readonly code = 'INVALID_ARGUMENT';
+}
+
+export async function createOrganization(store: Store, name: string, keyName = 'first-admin-key'): Promise<CreatedOrganization> {
+  if (!NAME.test(name)) throw new InvalidArgumentError('--name: must be 1 to 100 characters, without leading or trailing spaces');
+  const now = Date.now();
+  const org: Organization = { id: newId('org', now), name, config: structuredClone(organizationConfigDefaults), createdAt: now };
+  const { key, secret } = newAdminKey(org.id, keyName, now);
+  await store.createOrganization(org, key);
+  return { org, apiKey: secret };
+}
+
+/** Issues a fresh admin key under `name`, replacing any earlier key of that name. */
+export async function replaceAdminKey(store: Store, orgId: string, name: string): Promise<string> {
+  await store.deleteApiKeysByName(orgId, name);
+  const { key, secret } = newAdminKey(orgId, name, Date.now());
+  await store.createApiKey(key);
+  return secret;
+}
+
+function newAdminKey(orgId: string, name: string, now: number): { key: ApiKey; secret: string } {
+  const secret = newSecret('tsk');
+  return { key: { id: newId('key', now), orgId, name, kind: 'admin', secretHash: hashSecret(secret), createdAt: now }, secret };
+}

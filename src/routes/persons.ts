@@ -1,0 +1,89 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ApiError } from '../errors/api-error.ts';
+import { newId } from '../crypto/ids.ts';
+import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
+import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
+import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { handleTypes, personRoles, type Person } from '../store/types.ts';
+import type { Store } from '../store/store.ts';
+import { normaliseHandles } from './handles.ts';
+
+const HandleSchema = Type.Object(
+  {
+    type: Type.Enum(handleTypes),
+    value: Type.String({ minLength: 1, maxLength: 254, description: 'Email address, or E.164 phone number' }),
+  },
+  { additionalProperties: false },
+);
+const Roles = Type.Array(Type.Enum(personRoles), { uniqueItems: true, maxItems: personRoles.length });
+
+export const PersonView = Type.Object({
+  id: Type.String(),
+  handles: Type.Array(HandleSchema),
+  roles: Roles,
+  console: Type.Boolean({ description: "Member of the organisation's console" }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+const NewPerson = Type.Object(
+  {
+    handles: Type.Array(HandleSchema, { maxItems: 10, default: [], description: 'Unique per organisation' }),
+    roles: Type.Optional(Roles),
+    console: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+const PersonParams = Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export function presentPerson(person: Person) {
+  return { id: person.id, handles: person.handles, roles: person.roles, console: person.console, created_at: new Date(person.createdAt).toISOString() };
+}
+
+export function personRoutes(store: Store): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', requireApiKey(store, ['admin']));
+    const tags = ['persons'];
+    const security = [{ orgId: [], apiKey: [] }];
+
+    app.post('/persons', {
+      schema: { tags, security, summary: 'Create a person', body: NewPerson, response: { 201: Envelope(PersonView), ...commonErrors } },
+    }, async (request, reply) => {
+      const person: Person = {
+        id: newId('per'),
+        orgId: tenantOf(request).org.id,
+        handles: normaliseHandles(request.body.handles),
+        roles: request.body.roles ?? [],
+        console: request.body.console ?? false,
+        createdAt: Date.now(),
+      };
+      await store.createPerson(person);
+      return reply.code(201).send({ result: presentPerson(person) });
+    });
+
+    app.get('/persons', {
+      schema: { tags, security, summary: 'List persons', querystring: PageQuery, response: { 200: ListEnvelope(PersonView), ...commonErrors } },
+    }, async (request) => {
+      const page = await store.listPersons(tenantOf(request).org.id, pageRequest('persons', request.query));
+      return listResponse('persons', request.query.limit, page, presentPerson);
+    });
+
+    app.get('/persons/:person_id', {
+      schema: { tags, security, summary: 'Read a person', params: PersonParams, response: { 200: Envelope(PersonView), ...commonErrors } },
+    }, async (request) => {
+      const person = await store.getPerson(tenantOf(request).org.id, request.params.person_id);
+      if (!person) throw notFound();
+      return { result: presentPerson(person) };
+    });
+
+    app.delete('/persons/:person_id', {
+      schema: { tags, security, summary: 'Delete a person and everything of theirs', params: PersonParams, response: { 204: Type.Null(), ...commonErrors } },
+    }, async (request, reply) => {
+      if (!(await store.deletePerson(tenantOf(request).org.id, request.params.person_id))) throw notFound();
+      return reply.code(204).send(null);
+    });
+  };
+}
+
+function notFound(): ApiError {
+  return new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
+}

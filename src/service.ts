@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { openStore } from './store/open-store.ts';
+import { buildApp } from './http/app.ts';
+import type { ServiceConfig } from './config/service-config.ts';
+import type { Store } from './store/store.ts';
+
+export interface RunningService {
+  app: FastifyInstance;
+  store: Store;
+  /** The address the service listens on, e.g. http://127.0.0.1:8080. */
+  url: string;
+  issuer: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database (migrating it), builds the app and listens. */
+export async function startService(config: ServiceConfig): Promise<RunningService> {
+  const { store, migrated, description } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  let app: FastifyInstance | undefined;
+  try {
+    app = await buildApp({ store, config });
+    if (migrated.length > 0) app.log.info({ versions: migrated, database: description }, 'database migrated');
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host}:${port}`;
+    const running = app;
+    return {
+      app: running,
+      store,
+      url,
+      issuer: config.issuer ?? url,
+      async close() {
+        await running.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => {});
+    await store.close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,64 @@
+import { loadServiceConfig } from '../../src/config/service-config.ts';
+import { startService, type RunningService } from '../../src/service.ts';
+import { createOrganization } from '../../src/organizations/create-organization.ts';
+import { newId } from '../../src/crypto/ids.ts';
+import type { Backend } from './backends.ts';
+
+export interface TestOrg {
+  orgId: string;
+  apiKey: string;
+  headers: Record<string, string>;
+}
+
+export interface Response<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestService {
+  service: RunningService;
+  url: string;
+  /** A new organisation with its first admin key. */
+  org(name?: string): Promise<TestOrg>;
+  /** A JSON request against the service; the body is parsed when it is JSON. */
+  call<T = any>(method: string, path: string, options?: { as?: TestOrg | Record<string, string>; body?: unknown }): Promise<Response<T>>;
+  close(): Promise<void>;
+}
+
+/** The real service on port 0 over a fresh database of the given backend. */
+export async function startTestService(backend: Backend, env: Record<string, string> = {}): Promise<TestService> {
+  const database = await backend.fresh();
+  const { config } = loadServiceConfig({ TESSERA_PORT: '0', TESSERA_DATABASE: database.url, TESSERA_DEV: '1', TESSERA_LOG_LEVEL: 'silent', ...env });
+  const service = await startService(config);
+  return {
+    service,
+    url: service.url,
+    async org(name = `org-${newId('t')}`) {
+      const { org, apiKey } = await createOrganization(service.store, name);
+      return { orgId: org.id, apiKey, headers: { 'service-orgid': org.id, 'service-api-key': apiKey } };
+    },
+    async call(method, path, { as, body } = {}) {
+      const headers: Record<string, string> = { ...(as && 'headers' in as ? (as as TestOrg).headers : (as as Record<string, string> | undefined)) };
+      if (body !== undefined) headers['content-type'] ??= 'application/json';
+      const response = await fetch(`${service.url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      const isJson = response.headers.get('content-type')?.includes('json');
+      return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : text };
+    },
+    async close() {
+      await service.close();
+      await database.drop();
+    },
+  };
+}
+
+/** The codes of an error envelope, in order; fails loudly when the body is not one. */
+export function errorCodes(body: { errors?: { code: string; httpcode: number }[] }): string[] {
+  if (!Array.isArray(body.errors)) throw new Error(`expected an error envelope, got ${JSON.stringify(body)}`);
+  return body.errors.map((e) => e.code);
+}

@@ -27,6 +27,8 @@ export async function buildApp({ store, config }: AppOptions): Promise<FastifyIn
     routerOptions: { maxParamLength: 128 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // JSON only: a text/plain body would otherwise reach validation as a string.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   const registry = installMetrics(app);

@@ -39,8 +39,9 @@ function describe(part: string, error: ErrorObject): string {
     case 'enum':
       return `${at}: must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'pattern':
-      return params.propertyName !== undefined
-        ? `${at}: key "${String(params.propertyName)}" must match ${String(params.pattern)}`
+      // Inside propertyNames, ajv names the offending key on the error itself.
+      return error.propertyName !== undefined
+        ? `${at}: key "${error.propertyName}" must match ${String(params.pattern)}`
         : `${at}: must match ${String(params.pattern)}`;
     case 'uniqueItems':
       return `${at}: must not repeat an item (items ${String(params.j)} and ${String(params.i)} are equal)`;

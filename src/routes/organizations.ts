@@ -26,7 +26,8 @@ const CreatedApiKey = Type.Intersect([ApiKeyView, Type.Object({ api_key: Type.St
 
 export const ConfigView = Type.Object({
   token_lifetime_ceiling: Type.Integer({ minimum: 60, maximum: 2_592_000, description: 'Seconds; no token of the organisation lives longer' }),
-  svid_jwks_urls: Type.Record(Type.String({ pattern: '^[a-z0-9._-]{1,255}$' }), Type.String({ maxLength: 2048 }), {
+  svid_jwks_urls: Type.Record(Type.String(), Type.String({ maxLength: 2048 }), {
+    propertyNames: { pattern: '^[a-z0-9._-]{1,255}$' },
     maxProperties: 64,
     description: 'SPIFFE trust domain → JWKS URL of its JWT-SVID keys (https; loopback http only with TESSERA_DEV=1)',
   }),

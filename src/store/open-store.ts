@@ -3,6 +3,7 @@ import { SqliteDriver } from './sqlite/sqlite-driver.ts';
 import { PostgresDriver } from './postgres/postgres-driver.ts';
 import { migrate } from './migrate.ts';
 import { migrationsFor } from './migrations.ts';
+import { drainingDriver } from './draining-driver.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import type { Store } from './store.ts';
 
@@ -19,7 +20,7 @@ export interface OpenedStore {
  * `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…`.
  */
 export async function openStore(url: string, options: { poolSize?: number } = {}): Promise<OpenedStore> {
-  const driver = driverFor(url, options);
+  const driver = drainingDriver(driverFor(url, options));
   try {
     const migrated = await migrate(driver, migrationsFor(driver.dialect));
     return { store: new SqlStore(driver), migrated, description: describe(url) };

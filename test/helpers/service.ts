@@ -29,7 +29,7 @@ export interface TestService {
 /** The real service on port 0 over a fresh database of the given backend. */
 export async function startTestService(backend: Backend, env: Record<string, string> = {}): Promise<TestService> {
   const database = await backend.fresh();
-  const { config } = loadServiceConfig({ TESSERA_PORT: '0', TESSERA_DATABASE: database.url, TESSERA_DEV: '1', TESSERA_LOG_LEVEL: 'silent', ...env });
+  const { config } = loadServiceConfig({ TESSERA_PORT: '0', TESSERA_DATABASE: database.url, TESSERA_DEV: '0', TESSERA_SECRET: 'test-secret-that-is-at-least-32-chars', TESSERA_LOG_LEVEL: 'silent', ...env });
   const service = await startService(config);
   return {
     service,

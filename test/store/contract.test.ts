@@ -185,3 +185,21 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('Store shutdown', () => {
+  it('lets a request between two statements finish, then refuses work as unavailable', async () => {
+    const { store } = await openStore('sqlite::memory:');
+    const o = org();
+    await store.createOrganization(o, key(o.id));
+    // A handler that reads, yields to the event loop, then reads again while close() is called.
+    const handler = (async () => {
+      await store.getOrganization(o.id);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return store.getOrganization(o.id);
+    })();
+    const closing = store.close();
+    assert.deepEqual(await handler, o);
+    await closing;
+    await assert.rejects(store.getOrganization(o.id), (e: unknown) => (e as Error).name === 'StorageUnavailableError');
+  });
+});

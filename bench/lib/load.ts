@@ -1,0 +1,49 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  name: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A fresh body per request, for writes that must not collide. */
+  body?: () => string;
+  connections?: number;
+  seconds?: number;
+}
+
+/** Drives one endpoint with autocannon (bounded in time) and summarises it. */
+export async function load({ name, url, method = 'GET', headers = {}, body, connections = 50, seconds = 10 }: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    method,
+    headers,
+    connections,
+    duration: seconds,
+    requests: body ? [{ method, headers, setupRequest: (request) => ({ ...request, body: body() }) }] : undefined,
+  });
+  return {
+    name,
+    requests: result.requests.total,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export function table(results: readonly (LoadResult & { rssMiB?: number })[]): string {
+  const rows = results.map((r) =>
+    `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.rssMiB?.toFixed(0) ?? ''} |`);
+  return ['| run | req/s | p50 ms | p99 ms | non-2xx | errors | service RSS MiB |', '|---|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
+}

@@ -1,0 +1,54 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { backends } from '../helpers/backends.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+for (const backend of backends()) {
+  describe(`Ops endpoints on ${backend.name}`, () => {
+    let t: TestService;
+    before(async () => {
+      t = await startTestService(backend);
+    });
+    after(() => t.close());
+
+    it('reports health with the database it reached', async () => {
+      const response = await t.call('GET', '/healthz');
+      assert.equal(response.status, 200);
+      assert.deepEqual(response.body, { result: { status: 'ok', database: backend.name } });
+    });
+
+    it('exposes Prometheus metrics labelled by route template, not raw URL', async () => {
+      const org = await t.org();
+      await t.call('GET', '/persons/per_does_not_exist', { as: org });
+      const metrics = (await t.call('GET', '/metrics')).body as string;
+      assert.match(metrics, /tessera_http_requests_total\{method="GET",route="\/persons\/:person_id",status="404"\} 1/);
+      assert.ok(!metrics.includes('per_does_not_exist'));
+      assert.match(metrics, /tessera_process_resident_memory_bytes/);
+    });
+  });
+}
+
+describe('OpenAPI document', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService(backends()[0]!);
+  });
+  after(() => t.close());
+
+  it('is OpenAPI 3.1, generated from the route schemas, and describes every operation', async () => {
+    const doc = (await t.call('GET', '/openapi.json')).body;
+    assert.equal(doc.openapi, '3.1.0');
+    const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    assert.deepEqual(operations.sort(), [
+      'DELETE /oauth2/clients/{client_id}', 'DELETE /organizations/api-keys/{key_id}', 'DELETE /persons/{person_id}',
+      'GET /healthz', 'GET /metrics', 'GET /oauth2/clients', 'GET /oauth2/clients/{client_id}', 'GET /organizations/api-keys',
+      'GET /organizations/config', 'GET /persons', 'GET /persons/{person_id}', 'PATCH /organizations/config',
+      'POST /oauth2/clients', 'POST /oauth2/clients/{client_id}/secret', 'POST /organizations/api-keys', 'POST /persons',
+    ]);
+    const create = doc.paths['/persons'].post;
+    assert.deepEqual(create.security, [{ orgId: [], apiKey: [] }]);
+    assert.ok(create.requestBody.content['application/json'].schema.properties.handles);
+    assert.ok(create.responses['201'] && create.responses['400'] && create.responses['409']);
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { backends } from '../helpers/backends.ts';
+import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+
+for (const backend of backends()) {
+  describe(`Organisation API on ${backend.name}`, () => {
+    let t: TestService;
+    let org: TestOrg;
+
+    before(async () => {
+      t = await startTestService(backend);
+      org = await t.org();
+    });
+    after(() => t.close());
+
+    it('creates API keys of both kinds, lists them without secrets, refuses a duplicate name', async () => {
+      const created = await t.call('POST', '/organizations/api-keys', { as: org, body: { name: 'crm sync', kind: 'integration' } });
+      assert.equal(created.status, 201);
+      assert.match(created.body.result.api_key, /^tsi_/);
+      assert.equal(created.body.result.kind, 'integration');
+      const listed = (await t.call('GET', '/organizations/api-keys', { as: org })).body.result;
+      assert.deepEqual(listed.map((k: { name: string }) => k.name), ['first-admin-key', 'crm sync']);
+      assert.ok(listed.every((k: Record<string, unknown>) => !('api_key' in k) && !('secret_hash' in k)));
+      const duplicate = await t.call('POST', '/organizations/api-keys', { as: org, body: { name: 'crm sync', kind: 'admin' } });
+      assert.equal(duplicate.status, 409);
+      assert.match(duplicate.body.errors[0].message, /^body\.name: /);
+      for (const [body, message] of [
+        [{ name: 'x', kind: 'root' }, /^body\.kind: must be one of admin, integration$/],
+        [{ kind: 'admin' }, /^body\.name: is required$/],
+        [{ name: ' padded ', kind: 'admin' }, /^body\.name: must match /],
+      ] as const) {
+        const response = await t.call('POST', '/organizations/api-keys', { as: org, body });
+        assert.equal(response.status, 400);
+        assert.match(response.body.errors[0].message, message);
+      }
+    });
+
+    it('will not let a key revoke itself, so an organisation keeps an admin key', async () => {
+      const self = (await t.call('GET', '/organizations/api-keys', { as: org })).body.result[0];
+      const response = await t.call('DELETE', `/organizations/api-keys/${self.id}`, { as: org });
+      assert.equal(response.status, 409);
+      assert.match(response.body.errors[0].message, /^path\.key_id: is the key making this request/);
+      assert.equal((await t.call('GET', '/persons', { as: org })).status, 200);
+    });
+
+    it('reads the default configuration and patches fields one at a time', async () => {
+      assert.deepEqual((await t.call('GET', '/organizations/config', { as: org })).body.result, {
+        token_lifetime_ceiling: 3600, svid_jwks_urls: {}, allowed_spiffe_ids: [], email_sender: null,
+      });
+      const patched = await t.call('PATCH', '/organizations/config', {
+        as: org,
+        body: { svid_jwks_urls: { 'prod.example.org': 'https://spire.example.org/keys' }, allowed_spiffe_ids: ['spiffe://prod.example.org/ns/default/sa/gateway'] },
+      });
+      assert.equal(patched.status, 200);
+      const ceiling = await t.call('PATCH', '/organizations/config', { as: org, body: { token_lifetime_ceiling: 900, email_sender: 'noreply@example.org' } });
+      assert.deepEqual(ceiling.body.result, {
+        token_lifetime_ceiling: 900,
+        svid_jwks_urls: { 'prod.example.org': 'https://spire.example.org/keys' },
+        allowed_spiffe_ids: ['spiffe://prod.example.org/ns/default/sa/gateway'],
+        email_sender: 'noreply@example.org',
+      });
+      assert.deepEqual((await t.call('GET', '/organizations/config', { as: org })).body.result, ceiling.body.result);
+    });
+
+    const badPatches: [string, unknown, RegExp][] = [
+      ['an empty patch', {}, /^body: must NOT have fewer than 1 properties$/],
+      ['an unknown field', { token_ttl: 5 }, /^body\.token_ttl: is not a known field$/],
+      ['a ceiling under a minute', { token_lifetime_ceiling: 30 }, /^body\.token_lifetime_ceiling: must be >= 60$/],
+      ['plain http JWKS', { svid_jwks_urls: { 'example.org': 'http://spire.example.org/keys' } }, /^body\.svid_jwks_urls\.example\.org: must use https$/],
+      ['loopback http without TESSERA_DEV', { svid_jwks_urls: { 'example.org': 'http://127.0.0.1:8081/keys' } }, /^body\.svid_jwks_urls\.example\.org: http is allowed for loopback only when the service runs with TESSERA_DEV=1/],
+      ['a JWKS URL that is no URL', { svid_jwks_urls: { 'example.org': 'spire keys' } }, /^body\.svid_jwks_urls\.example\.org: must be an absolute URL$/],
+      ['an uppercase trust domain', { svid_jwks_urls: { 'Example.org': 'https://x.example/keys' } }, /^body\.svid_jwks_urls: key "Example\.org" must match/],
+      ['a SPIFFE ID with a dot segment', { svid_jwks_urls: { 'example.org': 'https://x.example/keys' }, allowed_spiffe_ids: ['spiffe://example.org/a/../b'] }, /^body\.allowed_spiffe_ids\[0\]: must be a SPIFFE ID/],
+      ['a SPIFFE ID without a path', { svid_jwks_urls: { 'example.org': 'https://x.example/keys' }, allowed_spiffe_ids: ['spiffe://example.org'] }, /^body\.allowed_spiffe_ids\[0\]: must be a SPIFFE ID/],
+      ['a SPIFFE ID of an unlisted trust domain', { allowed_spiffe_ids: ['spiffe://other.org/gateway'] }, /^body\.allowed_spiffe_ids\[0\]: trust domain other\.org has no entry in svid_jwks_urls/],
+      ['a sender that is no address', { email_sender: 'Tessera' }, /^body\.email_sender: must be an email address$/],
+    ];
+    for (const [name, body, message] of badPatches) {
+      it(`refuses ${name} with 400 and keeps the configuration`, async () => {
+        const before = (await t.call('GET', '/organizations/config', { as: org })).body.result;
+        const response = await t.call('PATCH', '/organizations/config', { as: org, body });
+        assert.equal(response.status, 400);
+        assert.deepEqual(errorCodes(response.body).slice(0, 1), ['INVALID_FIELD']);
+        assert.match(response.body.errors[0].message, message);
+        assert.deepEqual((await t.call('GET', '/organizations/config', { as: org })).body.result, before);
+      });
+    }
+  });
+}
+
+describe('Organisation config in development mode', () => {
+  it('accepts loopback http JWKS URLs only there', async () => {
+    const [sqlite] = backends();
+    const dev = await startTestService(sqlite!, { TESSERA_DEV: '1' });
+    const prod = await startTestService(sqlite!, { TESSERA_DEV: '0', TESSERA_SECRET: 'x'.repeat(32) });
+    try {
+      const body = { svid_jwks_urls: { 'example.org': 'http://127.0.0.1:8081/keys' } };
+      assert.equal((await dev.call('PATCH', '/organizations/config', { as: await dev.org(), body })).status, 200);
+      assert.equal((await prod.call('PATCH', '/organizations/config', { as: await prod.org(), body })).status, 400);
+    } finally {
+      await dev.close();
+      await prod.close();
+    }
+  });
+});

@@ -1,0 +1,70 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { backends } from '../helpers/backends.ts';
+import { errorCodes, startTestService } from '../helpers/service.ts';
+
+/** A TCP relay in front of PostgreSQL that the test can cut and restore, like a database restart. */
+class Relay {
+  #server: Server | undefined;
+  readonly #sockets = new Set<Socket>();
+  readonly target: { host: string; port: number };
+  port = 0;
+  constructor(target: { host: string; port: number }) {
+    this.target = target;
+  }
+
+  async up(): Promise<void> {
+    this.#server = createServer((client) => {
+      const upstream = connect(this.target.port, this.target.host);
+      for (const s of [client, upstream]) {
+        this.#sockets.add(s);
+        s.on('close', () => this.#sockets.delete(s));
+        s.on('error', () => {});
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.#server.address() as { port: number }).port;
+  }
+
+  async down(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.#server?.close(() => resolve()));
+  }
+}
+
+const postgres = backends().find((b) => b.name === 'postgres');
+if (postgres) {
+  describe('PostgreSQL going away and coming back', () => {
+    it('answers 503 STORAGE_UNAVAILABLE while it is down, writes nothing, and recovers by itself', async () => {
+      const database = await postgres.fresh();
+      const url = new URL(database.url);
+      const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
+      await relay.up();
+      url.host = `127.0.0.1:${relay.port}`;
+      const t = await startTestService({ name: 'postgres', fresh: async () => ({ url: url.toString(), drop: async () => {} }) });
+      try {
+        const org = await t.org();
+        assert.equal((await t.call('GET', '/persons', { as: org })).status, 200);
+
+        await relay.down();
+        for (const [method, path, body] of [['GET', '/persons', undefined], ['POST', '/persons', { handles: [{ type: 'email_address', value: 'lost@example.com' }] }], ['GET', '/healthz', undefined]] as const) {
+          const response = await t.call(method, path, { as: org, body });
+          assert.equal(response.status, 503, `${method} ${path}`);
+          assert.deepEqual(errorCodes(response.body), ['STORAGE_UNAVAILABLE']);
+          assert.equal(response.headers.get('retry-after'), '1');
+        }
+
+        await relay.up();
+        const after = await t.call('GET', '/persons', { as: org });
+        assert.equal(after.status, 200);
+        assert.equal(after.body.meta.cursor_pagination.total_count, 0, 'the write during the outage left nothing');
+      } finally {
+        await t.close();
+        await relay.down();
+        await database.drop();
+      }
+    });
+  });
+}

@@ -20,12 +20,14 @@ export function requireApiKey(store: Store, kinds: readonly ApiKeyKind[]): onReq
     const orgId = singleHeader(request, 'service-orgid');
     if (!orgId) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: is required on organisation-scoped operations');
     if (orgId.length > 64) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: must be at most 64 characters');
-    const org = await store.getOrganization(orgId);
-    if (!org) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: no organisation has this id');
     const secret = singleHeader(request, 'service-api-key');
+    // Hashing an absent or absurd key still costs one look-up: the organisation's existence
+    // is answered (404) before the key's absence (401), as documented.
+    const found = await store.findOrganizationAndKey(orgId, secret && secret.length <= 128 ? hashSecret(secret) : '');
+    if (!found) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: no organisation has this id');
+    const { org, key } = found;
     if (!secret) throw new ApiError('UNAUTHENTICATED', 'header Service-API-Key: is required');
-    const key = secret.length <= 128 ? await store.findApiKeyBySecretHash(hashSecret(secret)) : undefined;
-    if (!key || key.orgId !== org.id) throw new ApiError('UNAUTHENTICATED', 'header Service-API-Key: is not a valid key of this organisation');
+    if (!key) throw new ApiError('UNAUTHENTICATED', 'header Service-API-Key: is not a valid key of this organisation');
     if (!kinds.includes(key.kind)) {
       throw new ApiError('FORBIDDEN', `header Service-API-Key: an ${key.kind} key may not use this operation (needs ${kinds.join(' or ')})`);
     }

@@ -67,6 +67,20 @@ export class SqlStore implements Store {
     return row && toOrganization(row);
   }
 
+  async findOrganizationAndKey(orgId: string, secretHash: string): Promise<{ org: Organization; key: ApiKey | undefined } | undefined> {
+    const [row] = await this.#db.all<OrganizationRow & { key_id: string | null; key_name: string; key_kind: string; key_created_at: number }>(
+      `SELECT o.*, k.id AS key_id, k.name AS key_name, k.kind AS key_kind, k.created_at AS key_created_at
+       FROM organizations o LEFT JOIN api_keys k ON k.org_id = o.id AND k.secret_hash = $2
+       WHERE o.id = $1`,
+      [orgId, secretHash],
+    );
+    if (!row) return undefined;
+    const key = row.key_id === null
+      ? undefined
+      : toApiKey({ id: row.key_id, org_id: row.id, name: row.key_name, kind: row.key_kind, secret_hash: secretHash, created_at: row.key_created_at });
+    return { org: toOrganization(row), key };
+  }
+
   async createApiKey(key: ApiKey): Promise<void> {
     await insertApiKey(this.#db, key).catch((error) => conflict(error));
   }

@@ -20,6 +20,11 @@ export interface Store {
   getOrganizationByName(name: string): Promise<Organization | undefined>;
   updateOrganizationConfig(id: string, config: OrganizationConfig): Promise<Organization | undefined>;
 
+  /**
+   * One round trip for request authentication: the organisation, and the key with this hash
+   * if it belongs to that organisation (undefined for an unknown or foreign key).
+   */
+  findOrganizationAndKey(orgId: string, secretHash: string): Promise<{ org: Organization; key: ApiKey | undefined } | undefined>;
   createApiKey(key: ApiKey): Promise<void>;
   findApiKeyBySecretHash(secretHash: string): Promise<ApiKey | undefined>;
   listApiKeys(orgId: string, page: PageRequest): Promise<Page<ApiKey>>;

@@ -57,6 +57,19 @@ for (const backend of backends()) {
       assert.equal(await store.getOrganization(newId('org')), undefined);
     });
 
+    it('finds an organisation with its key in one look-up, and never with a foreign key', async () => {
+      const a = org();
+      const b = org();
+      const keyOfA = key(a.id);
+      const keyOfB = key(b.id);
+      await store.createOrganization(a, keyOfA);
+      await store.createOrganization(b, keyOfB);
+      assert.deepEqual(await store.findOrganizationAndKey(a.id, keyOfA.secretHash), { org: a, key: keyOfA });
+      assert.deepEqual(await store.findOrganizationAndKey(a.id, keyOfB.secretHash), { org: a, key: undefined });
+      assert.deepEqual(await store.findOrganizationAndKey(a.id, 'no-such-hash'), { org: a, key: undefined });
+      assert.equal(await store.findOrganizationAndKey(newId('org'), keyOfA.secretHash), undefined);
+    });
+
     it('refuses a second organisation with the same name and keeps nothing of it', async () => {
       const first = org();
       await store.createOrganization(first, key(first.id));

@@ -22,7 +22,7 @@ Options:
     if (options.name === undefined) throw new UsageError('--name: is required\nRun "tessera admin create-org --help" for usage.');
     // The secret is not needed to create an organisation; development mode spares asking for it.
     const { config } = loadServiceConfig({ ...process.env, TESSERA_DEV: process.env.TESSERA_SECRET ? process.env.TESSERA_DEV : '1' });
-    const { store } = await openStore(config.databaseUrl);
+    const { store } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
     try {
       const { org, apiKey } = await createOrganization(store, options.name);
       if (options.json) {

@@ -24,7 +24,9 @@ only changes these defaults: TESSERA_DEV=1, TESSERA_LOG_LEVEL=warn.
   async run(args) {
     const options = parseOptions('demo', args, {});
     if (options.help) return void process.stdout.write(demoCommand.help);
-    const { config, warnings } = loadServiceConfig({ TESSERA_DEV: '1', TESSERA_LOG_LEVEL: 'warn', ...process.env });
+    // An empty variable counts as unset, so it must not erase the demo's defaults either.
+    const given = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ''));
+    const { config, warnings } = loadServiceConfig({ TESSERA_DEV: '1', TESSERA_LOG_LEVEL: 'warn', ...given });
     const service = await startService(config);
     closeOnSignals(() => service.close());
     const { orgId, apiKey, created } = await ensureDemoOrganization(service.store);

@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
  */
 export const serviceVariables = {
   TESSERA_PORT: { default: '8080', rule: 'an integer from 0 to 65535', pattern: '^(0|[1-9][0-9]{0,4})$' },
-  TESSERA_HOST: { default: '127.0.0.1', rule: 'a host name or IP address to listen on', pattern: '^[A-Za-z0-9.:\\-\\[\\]]{1,253}$' },
+  TESSERA_HOST: { default: '127.0.0.1', rule: 'a host name or IP address to listen on (IPv6 without brackets)', pattern: '^[A-Za-z0-9.:-]{1,253}$' },
   TESSERA_DATABASE: { default: 'sqlite:./data/tessera.db', rule: 'sqlite:PATH, sqlite::memory: or a postgres:// URL', pattern: '^(sqlite:.+|postgres(ql)?://.+)$' },
   DATABASE_URL: { default: undefined, rule: 'a postgres:// or postgresql:// URL', pattern: '^postgres(ql)?://.+$' },
   TESSERA_ISSUER: { default: undefined, rule: 'an http(s) URL without query or fragment', pattern: '^https?://[^?#\\s]+$' },

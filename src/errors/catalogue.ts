@@ -15,9 +15,12 @@ export const errorCatalogue = {
   NOT_FOUND: { status: 404, summary: 'The addressed resource does not exist in this organisation.' },
   ROUTE_NOT_FOUND: { status: 404, summary: 'No operation has this method and path.' },
   CONFLICT: { status: 409, summary: 'The request collides with existing data (a handle, a name already in use).' },
+  REQUEST_TIMEOUT: { status: 408, summary: 'The client did not send the whole request in time.' },
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'The request body is larger than the configured limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not application/json.' },
+  HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers exceed the HTTP parser limit.' },
   STORAGE_UNAVAILABLE: { status: 503, summary: 'The database could not be reached; nothing was written. Retry later.' },
+  SHUTTING_DOWN: { status: 503, summary: 'This instance is stopping; retry, another replica will answer.' },
   INTERNAL_ERROR: { status: 500, summary: 'An unexpected fault; details are in the service log, never in the response.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Store } from '../store/store.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { validatorCompiler } from './validation.ts';
-import { installErrorHandling } from './error-handler.ts';
+import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { opsRoutes } from '../routes/ops.ts';
 import { organizationRoutes } from '../routes/organizations.ts';
@@ -23,12 +23,19 @@ export async function buildApp({ store, config }: AppOptions): Promise<FastifyIn
   const app = Fastify({
     logger: { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
     bodyLimit: config.bodyLimit,
-    return503OnClosing: true,
-    routerOptions: { maxParamLength: 128 },
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: sendError,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // JSON only: a text/plain body would otherwise reach validation as a string.
-  app.removeContentTypeParser('text/plain');
+  // JSON only: a text/plain body would otherwise reach validation as a string. An empty body
+  // is no body, so `curl -X DELETE -H 'content-type: application/json'` works; routes that
+  // need one say so through their schema ("body: must be an object").
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done));
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   const registry = installMetrics(app);

@@ -1,8 +1,13 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 import { ConflictError, StorageUnavailableError } from '../store/store.ts';
 import { errorBody } from './envelope.ts';
 import { describeValidationErrors } from './validation.ts';
+
+/** Longer path parameters are refused by the router itself, before any schema runs. */
+export const MAX_PARAM_LENGTH = 256;
 
 interface ErrorResponse {
   status: number;
@@ -43,8 +48,11 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, errors: [{ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'header Content-Type: must be application/json' }] };
   }
-  if (error instanceof SyntaxError || /prototype|constructor/i.test(fastifyError.message ?? '')) {
-    if (fastifyError.statusCode === 400) return { status: 400, errors: [{ code: 'MALFORMED_JSON', message: 'body: is not valid JSON or holds a forbidden key (__proto__, constructor)' }] };
+  if (fastifyError.code === 'FST_ERR_BAD_URL') {
+    return { status: 400, errors: [{ code: 'MALFORMED_REQUEST', message: 'path: is not valid percent-encoding' }] };
+  }
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return { status: 400, errors: [{ code: 'INVALID_FIELD', message: `path: a parameter is longer than ${MAX_PARAM_LENGTH} characters` }] };
   }
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return { status: 400, errors: [{ code: 'MALFORMED_REQUEST', message: 'request: could not be read (check Content-Length and encoding)' }] };
@@ -52,11 +60,38 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   return { status: 500, errors: [{ code: 'INTERNAL_ERROR', message: 'an unexpected error occurred; it has been logged' }] };
 }
 
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const response = toErrorResponse(error);
+  if (response.status >= 500 && response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
+  reply.code(response.status).headers(response.headers ?? {}).send(errorBody(response.status, response.errors));
+}
+
+const clientErrors: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'request: was not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'headers: exceed the size limit'],
+};
+
+/**
+ * Requests Node's HTTP parser rejects never reach fastify's routing; answer them in the same
+ * envelope anyway, so no client ever has to parse a second error format.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return void socket.destroy();
+  const [status, code, message] = clientErrors[error.code ?? ''] ?? [400, 'MALFORMED_REQUEST', 'request: is not valid HTTP/1.1'];
+  const body = JSON.stringify(errorBody(status, [{ code, message }]));
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const response = toErrorResponse(error);
-    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
-    reply.code(response.status).headers(response.headers ?? {}).send(errorBody(response.status, response.errors));
+  app.setErrorHandler(sendError);
+  // While the instance drains, new requests are turned away in the envelope (fastify's own
+  // 503 shortcut is off so that they are).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new ApiError('SHUTTING_DOWN', 'service: this instance is shutting down; retry the request', { 'retry-after': '1', connection: 'close' });
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];

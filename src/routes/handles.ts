@@ -1,7 +1,7 @@
 import { invalidField } from '../errors/api-error.ts';
+import { isEmailAddress } from '../validation/email.ts';
 import type { Handle } from '../store/types.ts';
 
-const EMAIL = /^[^\s@"<>(),;:\\[\]]{1,64}@(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 /**
@@ -13,7 +13,7 @@ export function normaliseHandles(handles: readonly Handle[], field = 'body.handl
   return handles.map((handle, index) => {
     const at = `${field}[${index}].value`;
     const value = handle.type === 'email_address' ? handle.value.toLowerCase() : handle.value;
-    if (handle.type === 'email_address' && !EMAIL.test(value)) throw invalidField(at, 'must be an email address (local@domain.tld)');
+    if (handle.type === 'email_address' && !isEmailAddress(value)) throw invalidField(at, 'must be an email address (local@domain.tld)');
     if (handle.type === 'phone_number' && !E164.test(value)) throw invalidField(at, 'must be an E.164 phone number (+ then 7 to 15 digits, e.g. +14155550100)');
     const key = `${handle.type}:${value}`;
     const earlier = seen.get(key);

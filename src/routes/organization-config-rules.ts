@@ -1,8 +1,8 @@
 import type { OrganizationConfig } from '../store/types.ts';
+import { isEmailAddress } from '../validation/email.ts';
 
 /** SPIFFE ID: spiffe://<trust domain>/<path>, path segments of [A-Za-z0-9._-], none empty, "." or "..". */
 const SPIFFE_ID = /^spiffe:\/\/([a-z0-9._-]+)((\/[A-Za-z0-9._-]+)+)$/;
-const EMAIL = /^[^\s@"<>()]{1,64}@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export interface Problem {
@@ -36,7 +36,7 @@ export function checkOrganizationConfig(config: OrganizationConfig, options: { d
       return { field, rule: `trust domain ${match[1]} has no entry in svid_jwks_urls, so this ID could never be verified` };
     }
   }
-  if (config.email_sender !== null && !EMAIL.test(config.email_sender)) {
+  if (config.email_sender !== null && !isEmailAddress(config.email_sender)) {
     return { field: 'email_sender', rule: 'must be an email address' };
   }
   return undefined;

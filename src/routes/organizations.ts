@@ -65,7 +65,7 @@ export function organizationRoutes(store: Store, options: { dev: boolean }): Fas
     });
 
     app.delete('/organizations/api-keys/:key_id', {
-      schema: { tags, security, summary: 'Revoke an API key', params: Type.Object({ key_id: Type.String({ maxLength: 64 }) }), response: { 204: Type.Null(), ...commonErrors } },
+      schema: { tags, security, summary: 'Revoke an API key', params: Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }), response: { 204: Type.Null(), ...commonErrors } },
     }, async (request, reply) => {
       const { org, key } = tenantOf(request);
       // The only key that can call this is an admin key, so refusing self-revocation also
@@ -82,11 +82,12 @@ export function organizationRoutes(store: Store, options: { dev: boolean }): Fas
     app.patch('/organizations/config', {
       schema: { tags, security, summary: 'Change configuration fields (each given field replaces its value)', body: ConfigPatch, response: { 200: Envelope(ConfigView), ...commonErrors } },
     }, async (request) => {
-      const { org } = tenantOf(request);
-      const config: OrganizationConfig = { ...org.config, ...request.body };
-      const problem = checkOrganizationConfig(config, options);
-      if (problem) throw invalidField(`body.${problem.field}`, problem.rule);
-      const updated = await store.updateOrganizationConfig(org.id, config);
+      const updated = await store.updateOrganizationConfig(tenantOf(request).org.id, (current) => {
+        const config: OrganizationConfig = { ...current, ...request.body };
+        const problem = checkOrganizationConfig(config, options);
+        if (problem) throw invalidField(`body.${problem.field}`, problem.rule);
+        return config;
+      });
       if (!updated) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: the organisation was deleted');
       return { result: updated.config };
     });

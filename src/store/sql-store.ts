@@ -60,11 +60,16 @@ export class SqlStore implements Store {
     return row && toOrganization(row);
   }
 
-  async updateOrganizationConfig(id: string, config: OrganizationConfig): Promise<Organization | undefined> {
-    const [row] = await this.#db.all<OrganizationRow>('UPDATE organizations SET config = $2 WHERE id = $1 RETURNING *', [
-      id, JSON.stringify(config),
-    ]);
-    return row && toOrganization(row);
+  async updateOrganizationConfig(id: string, update: (current: OrganizationConfig) => OrganizationConfig): Promise<Organization | undefined> {
+    // SQLite's BEGIN IMMEDIATE already serialises writers; PostgreSQL needs the row lock.
+    const lock = this.#db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    return this.#db.transaction(async (tx) => {
+      const [current] = await tx.all<OrganizationRow>(`SELECT * FROM organizations WHERE id = $1${lock}`, [id]);
+      if (!current) return undefined;
+      const config = update(toOrganization(current).config);
+      const [row] = await tx.all<OrganizationRow>('UPDATE organizations SET config = $2 WHERE id = $1 RETURNING *', [id, JSON.stringify(config)]);
+      return toOrganization(row!);
+    });
   }
 
   async findOrganizationAndKey(orgId: string, secretHash: string): Promise<{ org: Organization; key: ApiKey | undefined } | undefined> {

@@ -18,7 +18,11 @@ export interface Store {
   createOrganization(org: Organization, firstKey: ApiKey): Promise<void>;
   getOrganization(id: string): Promise<Organization | undefined>;
   getOrganizationByName(name: string): Promise<Organization | undefined>;
-  updateOrganizationConfig(id: string, config: OrganizationConfig): Promise<Organization | undefined>;
+  /**
+   * Replaces the configuration with `update(current)` atomically: concurrent updates (from any
+   * replica) apply one after the other, none is lost. If `update` throws, nothing changes.
+   */
+  updateOrganizationConfig(id: string, update: (current: OrganizationConfig) => OrganizationConfig): Promise<Organization | undefined>;
 
   /**
    * One round trip for request authentication: the organisation, and the key with this hash

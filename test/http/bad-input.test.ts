@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as rawRequest } from 'node:http';
+import { connect } from 'node:net';
 import { backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
@@ -19,7 +20,7 @@ describe('Malformed requests', () => {
 
   const cases: [string, { body: string; headers?: Record<string, string> }, number, string, RegExp][] = [
     ['malformed JSON', { body: '{"handles": [' }, 400, 'MALFORMED_JSON', /^body: is not valid JSON$/],
-    ['an empty JSON body', { body: '' }, 400, 'MALFORMED_JSON', /^body: is not valid JSON$/],
+    ['an empty JSON body', { body: '' }, 400, 'INVALID_FIELD', /^body: must be an object$/],
     ['a __proto__ key', { body: '{"__proto__": {"admin": true}}' }, 400, 'MALFORMED_JSON', /^body: /],
     ['a constructor.prototype key', { body: '{"constructor": {"prototype": {"admin": true}}}' }, 400, 'MALFORMED_JSON', /^body: /],
     ['a body over the limit', { body: JSON.stringify({ handles: [], pad: 'x'.repeat(4096) }) }, 413, 'PAYLOAD_TOO_LARGE', /^body: is larger than/],
@@ -68,6 +69,38 @@ describe('Malformed requests', () => {
     assert.equal((await t.call('GET', '/healthz')).status, 200);
     assert.equal(await persons(), before);
   });
+
+  it('accepts an empty JSON body on an operation that takes none', async () => {
+    const person = (await t.call('POST', '/persons', { as: org, body: {} })).body.result;
+    const response = await t.call('DELETE', `/persons/${person.id}`, { as: { ...org.headers, 'content-type': 'application/json' }, body: '' });
+    assert.equal(response.status, 204);
+  });
+
+  /** Sends bytes on a raw socket and returns the status line and the parsed JSON body. */
+  async function raw(bytes: string): Promise<{ status: number; body: any }> {
+    const { port } = new URL(t.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.end(bytes);
+    let text = '';
+    for await (const chunk of socket) text += chunk;
+    const [head, body] = text.split('\r\n\r\n');
+    return { status: Number(head!.split(' ')[1]), body: JSON.parse(body!) };
+  }
+
+  const envelopes: [string, string, number, string][] = [
+    ['invalid percent-encoding in the path', 'GET /persons/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+    ['a path parameter past the router limit', `GET /persons/${'p'.repeat(300)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 400, 'INVALID_FIELD'],
+    ['bytes that are not HTTP', 'HELLO THERE\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+    ['headers over the parser limit', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+  ];
+  for (const [name, bytes, status, code] of envelopes) {
+    it(`answers ${name} with ${status} in the envelope, not fastify's or Node's own body`, async () => {
+      const response = await raw(bytes);
+      assert.equal(response.status, status);
+      assert.deepEqual(errorCodes(response.body), [code]);
+      assert.equal(response.body.errors[0].httpcode, status);
+    });
+  }
 
   it('answers a path id of absurd length with 400 naming the parameter', async () => {
     const response = await t.call('GET', `/persons/${'p'.repeat(100)}`, { as: org });

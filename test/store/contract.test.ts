@@ -51,9 +51,23 @@ for (const backend of backends()) {
       assert.deepEqual(await store.getOrganizationByName(o.name), o);
       assert.deepEqual(await store.findApiKeyBySecretHash(k.secretHash), k);
       const changed = { ...config, token_lifetime_ceiling: 900, svid_jwks_urls: { 'example.org': 'https://example.org/jwks' } };
-      assert.deepEqual((await store.updateOrganizationConfig(o.id, changed))?.config, changed);
+      assert.deepEqual((await store.updateOrganizationConfig(o.id, () => changed))?.config, changed);
       assert.deepEqual((await store.getOrganization(o.id))?.config, changed);
-      assert.equal(await store.updateOrganizationConfig(newId('org'), changed), undefined);
+      assert.equal(await store.updateOrganizationConfig(newId('org'), () => changed), undefined);
+      await assert.rejects(store.updateOrganizationConfig(o.id, () => {
+        throw new RangeError('refused');
+      }), RangeError);
+      assert.deepEqual((await store.getOrganization(o.id))?.config, changed, 'a refused update changes nothing');
+    });
+
+    it('applies concurrent configuration updates one after the other, losing none', async () => {
+      const o = org();
+      await store.createOrganization(o, key(o.id));
+      const ids = Array.from({ length: 10 }, (_, i) => `spiffe://example.org/workload-${i}`);
+      await Promise.all(ids.map((id) => store.updateOrganizationConfig(o.id, (current) => ({
+        ...current, allowed_spiffe_ids: [...current.allowed_spiffe_ids, id],
+      }))));
+      assert.deepEqual([...(await store.getOrganization(o.id))!.config.allowed_spiffe_ids].sort(), [...ids].sort());
       assert.equal(await store.getOrganization(newId('org')), undefined);
     });
 

@@ -25,8 +25,9 @@ async function freePort(): Promise<number> {
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', cli, 'service'], {
-    env: { PATH: process.env.PATH ?? '', TESSERA_PORT: String(port), TESSERA_LOG_LEVEL: 'warn', TESSERA_DEV: '1', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { PATH: process.env.PATH ?? '', TESSERA_PORT: String(port), TESSERA_LOG_LEVEL: 'warn', TESSERA_SECRET: 'bench-secret-bench-secret-bench-secret', ...env },
+    // The service's logs go to stderr, so that stdout stays the Markdown report.
+    stdio: ['ignore', process.stderr, process.stderr],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt++) {

@@ -1,11 +1,14 @@
 import { ConflictError, type ConflictSubject, type Store } from './store.ts';
 import { UniqueViolation, type SqlDriver } from './sql-driver.ts';
 import { keysetPage } from './keyset-page.ts';
+import { TokenTables } from './sql-store-tokens.ts';
 import {
   toApiKey, toClient, toOrganization, toPerson,
   type ApiKeyRow, type ClientRow, type OrganizationRow, type PersonRow,
 } from './rows.ts';
-import type { ApiKey, Handle, OAuthClient, Organization, OrganizationConfig, Page, PageRequest, Person } from './types.ts';
+import type {
+  ApiKey, AuditEvent, Handle, OAuthClient, OpaqueToken, Organization, OrganizationConfig, Page, PageRequest, Person, SigningKey,
+} from './types.ts';
 
 const conflictByTable: Record<string, ConflictSubject> = {
   organizations: 'organization_name',
@@ -22,9 +25,11 @@ function conflict(error: unknown, handle?: Handle): never {
 /** The Store over either SQL dialect: statements are written once, in the common subset. */
 export class SqlStore implements Store {
   readonly #db: SqlDriver;
+  readonly #tokens: TokenTables;
 
   constructor(driver: SqlDriver) {
     this.#db = driver;
+    this.#tokens = new TokenTables(driver);
   }
 
   get dialect() {
@@ -181,6 +186,31 @@ export class SqlStore implements Store {
       orgId, id, secretHash,
     ]);
     return changed > 0;
+  }
+
+  listSigningKeys(): Promise<SigningKey[]> {
+    return this.#tokens.listSigningKeys();
+  }
+  ensureActiveSigningKey(candidate: SigningKey): Promise<SigningKey> {
+    return this.#tokens.ensureActiveSigningKey(candidate);
+  }
+  rotateSigningKey(next: SigningKey, at: number): Promise<void> {
+    return this.#tokens.rotateSigningKey(next, at);
+  }
+  insertToken(token: OpaqueToken): Promise<void> {
+    return this.#tokens.insertToken(token);
+  }
+  findToken(hash: string): Promise<OpaqueToken | undefined> {
+    return this.#tokens.findToken(hash);
+  }
+  revokeTokenTree(hash: string, at: number): Promise<number> {
+    return this.#tokens.revokeTokenTree(hash, at);
+  }
+  recordAuditEvent(event: AuditEvent): Promise<void> {
+    return this.#tokens.recordAuditEvent(event);
+  }
+  listAuditEvents(orgId: string, type: string | undefined, page: PageRequest): Promise<Page<AuditEvent>> {
+    return this.#tokens.listAuditEvents(orgId, type, page);
   }
 }
 

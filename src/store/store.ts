@@ -1,4 +1,6 @@
-import type { ApiKey, Handle, OAuthClient, Organization, OrganizationConfig, Page, PageRequest, Person } from './types.ts';
+import type {
+  ApiKey, AuditEvent, Handle, OAuthClient, OpaqueToken, Organization, OrganizationConfig, Page, PageRequest, Person, SigningKey,
+} from './types.ts';
 
 /**
  * Everything the service persists. Implementations must be safe for many service replicas
@@ -49,6 +51,21 @@ export interface Store {
   listClients(orgId: string, page: PageRequest): Promise<Page<OAuthClient>>;
   deleteClient(orgId: string, id: string): Promise<boolean>;
   replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean>;
+
+  /** Every signing key still on record, newest first. */
+  listSigningKeys(): Promise<SigningKey[]>;
+  /** Makes `candidate` the active key unless one already is; returns the active key either way. */
+  ensureActiveSigningKey(candidate: SigningKey): Promise<SigningKey>;
+  /** Retires the active key and makes `next` active, in one transaction. */
+  rotateSigningKey(next: SigningKey, at: number): Promise<void>;
+
+  insertToken(token: OpaqueToken): Promise<void>;
+  findToken(hash: string): Promise<OpaqueToken | undefined>;
+  /** Revokes the token and every token exchanged from it, transitively; returns how many it revoked. */
+  revokeTokenTree(hash: string, at: number): Promise<number>;
+
+  recordAuditEvent(event: AuditEvent): Promise<void>;
+  listAuditEvents(orgId: string, type: string | undefined, page: PageRequest): Promise<Page<AuditEvent>>;
 }
 
 export type ConflictSubject = 'organization_name' | 'api_key_name' | 'person_handle' | 'secret';

@@ -89,3 +89,47 @@ export interface Page<T> {
   /** Counted for the first page only. */
   totalCount?: number;
 }
+
+export interface SigningKey {
+  kid: string;
+  alg: 'ES256';
+  publicJwk: Record<string, unknown>;
+  /** The private JWK sealed with the service secret (see crypto/secret-box.ts). */
+  sealedPrivateJwk: string;
+  status: 'active' | 'retired';
+  createdAt: number;
+  retiredAt: number | null;
+}
+
+/** What an RFC 8693 `act` claim holds: the actor, and the actor before it, newest first. */
+export interface ActClaim {
+  sub: string;
+  act?: ActClaim;
+}
+
+export interface OpaqueToken {
+  /** SHA-256 of the token value; the value itself is never stored. */
+  hash: string;
+  orgId: string;
+  /** The client the token was issued to; an opaque subject is bound to it. */
+  clientId: string | null;
+  subject: string;
+  /** Space-delimited, possibly empty. */
+  scope: string;
+  audience: string[];
+  resource: string[];
+  act: ActClaim | null;
+  /** The opaque token this one was exchanged from; revoking that revokes this. */
+  parentHash: string | null;
+  issuedAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+}
+
+export interface AuditEvent {
+  id: string;
+  orgId: string;
+  type: string;
+  occurredAt: number;
+  data: Record<string, unknown>;
+}

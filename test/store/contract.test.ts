@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { openStore } from '../../src/store/open-store.ts';
 import { ConflictError, type Store } from '../../src/store/store.ts';
 import { newId } from '../../src/crypto/ids.ts';
-import type { ApiKey, OAuthClient, Organization, Person } from '../../src/store/types.ts';
+import type { ApiKey, OAuthClient, OpaqueToken, Organization, Person, SigningKey } from '../../src/store/types.ts';
 import { backends } from '../helpers/backends.ts';
 
 const config = { token_lifetime_ceiling: 3600, svid_jwks_urls: {}, allowed_spiffe_ids: [], email_sender: null };
@@ -16,6 +16,15 @@ function key(orgId: string, name = 'first', kind: ApiKey['kind'] = 'admin'): Api
 }
 function person(orgId: string, email = `${newId('p')}@example.com`): Person {
   return { id: newId('per'), orgId, handles: [{ type: 'email_address', value: email }], roles: ['verifier'], console: true, createdAt: Date.now() };
+}
+function signingKey(kid = newId('kid')): SigningKey {
+  return { kid, alg: 'ES256', publicJwk: { kty: 'EC', kid }, sealedPrivateJwk: 'sealed', status: 'active', createdAt: Date.now(), retiredAt: null };
+}
+function token(orgId: string, parentHash: string | null = null): OpaqueToken {
+  return {
+    hash: newId('h'), orgId, clientId: null, subject: 'per_x', scope: 'read', audience: ['https://api.example'], resource: [],
+    act: { sub: 'cli_a', act: { sub: 'cli_b' } }, parentHash, issuedAt: 1_000, expiresAt: 2_000, revokedAt: null,
+  };
 }
 function client(orgId: string): OAuthClient {
   return {
@@ -195,12 +204,73 @@ for (const backend of backends()) {
     });
   });
 
+  describe(`Token tables on ${backend.name}`, () => {
+    let store: Store;
+    let database: Awaited<ReturnType<typeof backend.fresh>>;
+    let orgId: string;
+    before(async () => {
+      database = await backend.fresh();
+      store = (await openStore(database.url)).store;
+      const o = org();
+      await store.createOrganization(o, key(o.id));
+      orgId = o.id;
+    });
+    after(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    it('keeps one active signing key even when replicas race to create it, and rotates atomically', async () => {
+      const candidates = Array.from({ length: 5 }, () => signingKey());
+      const winners = await Promise.all(candidates.map((c) => store.ensureActiveSigningKey(c)));
+      assert.equal(new Set(winners.map((w) => w.kid)).size, 1, 'every replica sees the same active key');
+      const next = signingKey();
+      await store.rotateSigningKey(next, 5_000);
+      const keys = await store.listSigningKeys();
+      assert.deepEqual(keys.map((k) => [k.kid, k.status, k.retiredAt]), [[next.kid, 'active', null], [winners[0]!.kid, 'retired', 5_000]]);
+      assert.deepEqual(keys[0], next);
+    });
+
+    it('stores opaque tokens by hash and revokes a token with everything exchanged from it', async () => {
+      const root = token(orgId);
+      const child = token(orgId, root.hash);
+      const grandchild = token(orgId, child.hash);
+      const sibling = token(orgId);
+      for (const t of [root, child, grandchild, sibling]) await store.insertToken(t);
+      assert.deepEqual(await store.findToken(grandchild.hash), grandchild);
+      assert.equal(await store.revokeTokenTree(child.hash, 7_000), 2, 'the child and its descendant');
+      assert.equal((await store.findToken(root.hash))?.revokedAt, null, 'the parent stays');
+      assert.equal((await store.findToken(grandchild.hash))?.revokedAt, 7_000);
+      assert.equal(await store.revokeTokenTree(root.hash, 8_000), 1, 'already revoked ones keep their time');
+      assert.equal((await store.findToken(child.hash))?.revokedAt, 7_000);
+      assert.equal((await store.findToken(sibling.hash))?.revokedAt, null);
+      assert.equal(await store.findToken('nope'), undefined);
+    });
+
+    it('records audit events and lists them by type with cursors', async () => {
+      for (let i = 0; i < 5; i++) {
+        await store.recordAuditEvent({ id: newId('evt', 1_700_000_000_000 + i), orgId, type: i % 2 ? 'token.exchange' : 'token.client_credentials', occurredAt: i, data: { i } });
+      }
+      const all = await store.listAuditEvents(orgId, undefined, { position: { kind: 'first' }, limit: 10 });
+      assert.equal(all.totalCount, 5);
+      const first = await store.listAuditEvents(orgId, 'token.client_credentials', { position: { kind: 'first' }, limit: 2 });
+      assert.deepEqual(first.items.map((e) => e.data.i), [0, 2]);
+      assert.equal(first.totalCount, 3);
+      assert.equal(first.hasNext, true);
+      const next = await store.listAuditEvents(orgId, 'token.client_credentials', { position: { kind: 'after', id: first.items[1]!.id }, limit: 2 });
+      assert.deepEqual(next.items.map((e) => e.data.i), [4]);
+      assert.deepEqual([next.hasPrevious, next.hasNext], [true, false]);
+      const last = await store.listAuditEvents(orgId, 'token.exchange', { position: { kind: 'last' }, limit: 1 });
+      assert.deepEqual(last.items.map((e) => e.data.i), [3]);
+    });
+  });
+
   describe(`Migrations on ${backend.name}`, () => {
     it('apply once and are idempotent on every later start', async () => {
       const database = await backend.fresh();
       const url = backend.name === 'sqlite' ? `sqlite:${process.env.TMPDIR ?? '/tmp'}/tessera-migrate-${newId('t')}.db` : database.url;
       const first = await openStore(url);
-      assert.deepEqual(first.migrated, [1]);
+      assert.deepEqual(first.migrated, [1, 2]);
       const o = org();
       await first.store.createOrganization(o, key(o.id));
       await first.store.close();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { openStore } from './store/open-store.ts';
 import { buildApp } from './http/app.ts';
+import { KeyRing } from './oauth/keys/key-ring.ts';
 import type { ServiceConfig } from './config/service-config.ts';
 import type { Store } from './store/store.ts';
 
@@ -18,19 +19,24 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const { store, migrated, description } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   let app: FastifyInstance | undefined;
   try {
-    app = await buildApp({ store, config });
+    const keys = new KeyRing(store, config.secret);
+    await keys.init();
+    // With port 0 the address is known only once listening; nothing is served before that.
+    let issuer = config.issuer ?? '';
+    app = await buildApp({ store, config, keys, issuer: () => issuer });
     if (migrated.length > 0) app.log.info({ versions: migrated, database: description }, 'database migrated');
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
+    issuer ||= url;
     const running = app;
     return {
       app: running,
       store,
       url,
-      issuer: config.issuer ?? url,
+      issuer,
       async close() {
         await running.close();
         await store.close();

@@ -16,4 +16,10 @@ export const clientDefaults = Object.freeze({
   accessTokenFormat: 'opaque' as const,
 });
 
+/**
+ * No token of any organisation outlives this (the upper bound of token_lifetime_ceiling);
+ * a retired signing key therefore stays published this long after its retirement.
+ */
+export const MAX_TOKEN_LIFETIME_SECONDS = 86_400;
+
 export const pageDefaults = Object.freeze({ limit: 25, maxLimit: 100 });

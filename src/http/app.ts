@@ -10,16 +10,28 @@ import { opsRoutes } from '../routes/ops.ts';
 import { organizationRoutes } from '../routes/organizations.ts';
 import { personRoutes } from '../routes/persons.ts';
 import { oauthClientRoutes } from '../routes/oauth-clients.ts';
+import { personTokenRoutes } from '../routes/person-tokens.ts';
+import { auditRoutes } from '../routes/audit.ts';
+import { oauthEndpoints } from '../oauth/plugin.ts';
+import { registerMetadata } from '../oauth/metadata.ts';
+import { TokenIssuer } from '../oauth/tokens/issuer.ts';
+import { TokenReader } from '../oauth/tokens/reader.ts';
+import { SvidVerifier } from '../oauth/spiffe/svid-verifier.ts';
+import type { KeyRing } from '../oauth/keys/key-ring.ts';
 
 export interface AppOptions {
   store: Store;
   config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel'>;
+  keys: KeyRing;
+  /** The public base URL; read per request, since with port 0 it is known only after listening. */
+  issuer: () => string;
+  now?: () => number;
 }
 
 /** Headers that carry credentials: redacted should any log line ever include headers. */
 const REDACTED = ['req.headers.authorization', 'req.headers["service-api-key"]', 'req.headers.cookie'];
 
-export async function buildApp({ store, config }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ store, config, keys, issuer, now = Date.now }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
     bodyLimit: config.bodyLimit,
@@ -61,5 +73,15 @@ export async function buildApp({ store, config }: AppOptions): Promise<FastifyIn
   await app.register(organizationRoutes(store, { dev: config.dev }));
   await app.register(personRoutes(store));
   await app.register(oauthClientRoutes(store));
+
+  const tokenIssuer = new TokenIssuer(store, keys, issuer, now);
+  const deps = {
+    store, now, issuer: tokenIssuer, reader: new TokenReader(store, keys, issuer, now),
+    svids: new SvidVerifier({ allowHttpLoopback: config.dev, now }),
+  };
+  await app.register(oauthEndpoints(deps));
+  registerMetadata(app, keys, issuer);
+  await app.register(personTokenRoutes(store, tokenIssuer));
+  await app.register(auditRoutes(store));
   return app;
 }

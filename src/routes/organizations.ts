@@ -8,6 +8,7 @@ import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { apiKeyKinds, type ApiKey, type OrganizationConfig } from '../store/types.ts';
 import type { Store } from '../store/store.ts';
 import { checkOrganizationConfig } from './organization-config-rules.ts';
+import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 
 const ApiKeyView = Type.Object({
   id: Type.String(),
@@ -25,7 +26,7 @@ const NewApiKey = Type.Object(
 const CreatedApiKey = Type.Intersect([ApiKeyView, Type.Object({ api_key: Type.String({ description: 'Shown once; only its hash is stored' }) })]);
 
 export const ConfigView = Type.Object({
-  token_lifetime_ceiling: Type.Integer({ minimum: 60, maximum: 2_592_000, description: 'Seconds; no token of the organisation lives longer' }),
+  token_lifetime_ceiling: Type.Integer({ minimum: 60, maximum: MAX_TOKEN_LIFETIME_SECONDS, description: 'Seconds; no token of the organisation lives longer' }),
   svid_jwks_urls: Type.Record(Type.String(), Type.String({ maxLength: 2048 }), {
     propertyNames: { pattern: '^[a-z0-9._-]{1,255}$' },
     maxProperties: 64,

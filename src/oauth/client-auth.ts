@@ -1,0 +1,51 @@
+import { timingSafeEqual } from 'node:crypto';
+import { hashSecret } from '../crypto/ids.ts';
+import type { Store } from '../store/store.ts';
+import type { OAuthClient } from '../store/types.ts';
+import { InvalidClient, InvalidRequest } from './errors.ts';
+import type { OAuthParams } from './form.ts';
+
+/**
+ * client_secret_basic or client_secret_post (RFC 6749 §2.3.1); undefined when the request
+ * carries no client credentials at all (clientless token exchange). Using both methods at
+ * once is refused, as is a client_id without a secret.
+ */
+export async function authenticateClient(store: Store, authorization: string | undefined, params: OAuthParams): Promise<OAuthClient | undefined> {
+  let id: string | undefined;
+  let secret: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(authorization.trim());
+    if (!match) throw new InvalidClient('the Authorization header must be HTTP Basic with the client id and secret');
+    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new InvalidClient('the Basic credentials must be client_id:client_secret');
+    [id, secret] = [formDecode(decoded.slice(0, colon)), formDecode(decoded.slice(colon + 1))];
+    if (params.has('client_secret')) throw new InvalidRequest('use one client authentication method: HTTP Basic or client_secret in the body, not both');
+    if (params.has('client_id') && params.get('client_id') !== id) throw new InvalidRequest('client_id in the body differs from the HTTP Basic client');
+  } else if (params.has('client_id') || params.has('client_secret')) {
+    id = params.get('client_id');
+    secret = params.get('client_secret');
+    if (!id) throw new InvalidClient('client_secret was sent without client_id');
+    if (!secret) throw new InvalidClient('client_id was sent without client_secret; this server has no public clients');
+  } else {
+    return undefined;
+  }
+  const client = id && id.length <= 64 ? await store.findClient(id) : undefined;
+  if (!client || !secret || !sameHash(client.secretHash, hashSecret(secret))) throw new InvalidClient('client authentication failed');
+  return client;
+}
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
+function formDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    throw new InvalidClient('the Basic credentials are not valid form encoding');
+  }
+}

@@ -1,0 +1,44 @@
+import { InvalidRequest } from './errors.ts';
+
+/** RFC 8693 §2.1 lets these repeat; every other parameter must appear at most once. */
+const REPEATABLE = new Set(['audience', 'resource']);
+const MAX_PARAMETERS = 32;
+const MAX_VALUE_LENGTH = 16_384;
+
+/** The parameters of a form-encoded OAuth request, duplicates refused (RFC 6749 §3.2). */
+export class OAuthParams {
+  readonly #values = new Map<string, string[]>();
+
+  constructor(body: string) {
+    const params = new URLSearchParams(body);
+    let count = 0;
+    for (const [name, value] of params) {
+      if (++count > MAX_PARAMETERS) throw new InvalidRequest(`the request has more than ${MAX_PARAMETERS} parameters`);
+      if (value.length > MAX_VALUE_LENGTH) throw new InvalidRequest(`parameter ${name} is longer than ${MAX_VALUE_LENGTH} characters`);
+      // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
+      if (value === '') continue;
+      const values = this.#values.get(name) ?? [];
+      if (values.length > 0 && !REPEATABLE.has(name)) throw new InvalidRequest(`parameter ${name} must not be repeated`);
+      values.push(value);
+      this.#values.set(name, values);
+    }
+  }
+
+  get(name: string): string | undefined {
+    return this.#values.get(name)?.[0];
+  }
+
+  require(name: string): string {
+    const value = this.get(name);
+    if (value === undefined) throw new InvalidRequest(`parameter ${name} is required`);
+    return value;
+  }
+
+  all(name: string): string[] {
+    return this.#values.get(name) ?? [];
+  }
+
+  has(name: string): boolean {
+    return this.#values.has(name);
+  }
+}

@@ -1,0 +1,36 @@
+import { InvalidRequest, InvalidScope } from '../errors.ts';
+import { organizationConfig, scopeSet, type Grant } from './grant.ts';
+
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** RFC 6749 §4.4: the client asks for a token for itself. */
+export const clientCredentials: Grant = {
+  type: 'client_credentials',
+  auditType: 'token.client_credentials',
+  requiresClient: true,
+  async handle({ params, client, deps, audit }) {
+    if (!client) throw new TypeError('client_credentials reached without an authenticated client');
+    audit.subject = client.id;
+    const requested = params.get('scope');
+    let scope: string;
+    if (requested === undefined) {
+      // RFC 6749 §3.3 lets the server pick a default: every scope the client holds.
+      scope = client.scopes.join(' ');
+    } else {
+      const wanted = [...scopeSet(requested)];
+      const bad = wanted.find((s) => !SCOPE_TOKEN.test(s));
+      if (bad !== undefined) throw new InvalidRequest('scope is not a space-delimited list of scope tokens');
+      const extra = wanted.filter((s) => !client.scopes.includes(s));
+      if (extra.length > 0) throw new InvalidScope(`the client may not request: ${extra.join(' ')}`);
+      scope = wanted.join(' ');
+    }
+    for (const name of ['subject_token', 'actor_token', 'requested_token_type']) {
+      if (params.has(name)) throw new InvalidRequest(`parameter ${name} does not belong to grant_type client_credentials`);
+    }
+    const { token_lifetime_ceiling } = await organizationConfig(deps, client.orgId);
+    const lifetimeSeconds = Math.min(client.accessTokenDuration, token_lifetime_ceiling);
+    const grant = { orgId: client.orgId, subject: client.id, clientId: client.id, scope, lifetimeSeconds };
+    const access_token = client.accessTokenFormat === 'jwt' ? await deps.issuer.jwt(grant) : await deps.issuer.opaque(grant);
+    return { access_token, token_type: 'Bearer', expires_in: lifetimeSeconds, ...(scope ? { scope } : {}) };
+  },
+};

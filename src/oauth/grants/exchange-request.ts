@@ -1,0 +1,67 @@
+import { InvalidRequest, InvalidTarget } from '../errors.ts';
+import type { OAuthParams } from '../form.ts';
+import { TOKEN_TYPE, type TokenTypeUri } from '../tokens/token-types.ts';
+import { SCOPE_TOKEN } from './client-credentials.ts';
+
+const ACCEPTED_TYPES: readonly string[] = [TOKEN_TYPE.jwt, TOKEN_TYPE.accessToken];
+/** Ten digits are more than any lifetime; longer values are nonsense, not a request to clamp. */
+const EXPIRES_IN = /^[1-9][0-9]{0,9}$/;
+
+export interface ExchangeRequest {
+  subjectToken: string;
+  subjectTokenType: TokenTypeUri;
+  actorToken: string | undefined;
+  actorTokenType: TokenTypeUri | undefined;
+  requestedTokenType: TokenTypeUri;
+  scope: string[] | undefined;
+  audience: string[];
+  resource: string[];
+  requestedExpiresIn: number | undefined;
+}
+
+function tokenType(params: OAuthParams, name: string): TokenTypeUri | undefined {
+  const value = params.get(name);
+  if (value !== undefined && !ACCEPTED_TYPES.includes(value)) throw new InvalidRequest(`${name} must be ${ACCEPTED_TYPES.join(' or ')}`);
+  return value as TokenTypeUri | undefined;
+}
+
+/** RFC 8693 §2.1 parameters, with the design's rules on what JWT output may carry. */
+export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
+  const subjectToken = params.require('subject_token');
+  const subjectTokenType = tokenType(params, 'subject_token_type');
+  if (!subjectTokenType) throw new InvalidRequest('parameter subject_token_type is required');
+  const actorToken = params.get('actor_token');
+  const actorTokenType = tokenType(params, 'actor_token_type');
+  if (actorToken !== undefined && !actorTokenType) throw new InvalidRequest('actor_token_type is required with actor_token');
+  if (actorToken === undefined && actorTokenType) throw new InvalidRequest('actor_token_type was sent without actor_token');
+  const requestedTokenType = tokenType(params, 'requested_token_type') ?? TOKEN_TYPE.accessToken;
+
+  const rawScope = params.get('scope');
+  const scope = rawScope === undefined ? undefined : rawScope.split(' ').filter(Boolean);
+  if (scope?.some((s) => !SCOPE_TOKEN.test(s))) throw new InvalidRequest('scope is not a space-delimited list of scope tokens');
+  const audience = params.all('audience');
+  const resource = params.all('resource');
+  for (const uri of resource) {
+    let url: URL | undefined;
+    try {
+      url = new URL(uri);
+    } catch {
+      url = undefined;
+    }
+    // RFC 8707 §2: an absolute URI without a fragment.
+    if (!url || uri.includes('#')) throw new InvalidTarget(`resource ${JSON.stringify(uri.slice(0, 200))} must be an absolute URI without a fragment`);
+  }
+  if (requestedTokenType === TOKEN_TYPE.jwt) {
+    const opaqueOnly = [scope && 'scope', audience.length > 0 && 'audience', resource.length > 0 && 'resource'].filter(Boolean);
+    if (opaqueOnly.length > 0) throw new InvalidRequest(`${opaqueOnly.join(', ')} apply to access_token output only, not to requested_token_type jwt`);
+  }
+
+  const rawExpiresIn = params.get('requested_expires_in');
+  if (rawExpiresIn !== undefined && !EXPIRES_IN.test(rawExpiresIn)) {
+    throw new InvalidRequest('requested_expires_in must be a positive whole number of seconds');
+  }
+  return {
+    subjectToken, subjectTokenType, actorToken, actorTokenType, requestedTokenType, scope, audience, resource,
+    requestedExpiresIn: rawExpiresIn === undefined ? undefined : Number(rawExpiresIn),
+  };
+}

@@ -1,0 +1,64 @@
+import type { Store } from '../../store/store.ts';
+import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
+import type { OAuthParams } from '../form.ts';
+import type { TokenIssuer } from '../tokens/issuer.ts';
+import type { TokenReader } from '../tokens/reader.ts';
+import type { TokenTypeUri } from '../tokens/token-types.ts';
+
+/** Verifies a SPIFFE JWT-SVID actor token against an organisation's trust settings. */
+export interface SvidVerifierLike {
+  verify(token: string, trust: Pick<OrganizationConfig, 'svid_jwks_urls' | 'allowed_spiffe_ids'>, audience: string): Promise<{ spiffeId: string }>;
+}
+
+export interface OAuthDeps {
+  store: Store;
+  issuer: TokenIssuer;
+  reader: TokenReader;
+  svids: SvidVerifierLike;
+  now: () => number;
+}
+
+/** What an audit event of a token request says; filled in as the grant learns it. */
+export interface AuditNotes {
+  orgId?: string;
+  subject?: string;
+  actor?: string;
+  requestedTokenType?: string;
+}
+
+export interface GrantContext {
+  params: OAuthParams;
+  client: OAuthClient | undefined;
+  deps: OAuthDeps;
+  audit: AuditNotes;
+}
+
+/** RFC 6749 §5.1 / RFC 8693 §2.2.1 success response. */
+export interface TokenResponse {
+  access_token: string;
+  issued_token_type?: TokenTypeUri;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope?: string;
+}
+
+export interface Grant {
+  /** The grant_type value. */
+  type: string;
+  /** The audit event type recorded for every request of this grant. */
+  auditType: string;
+  /** Whether the grant needs an authenticated client (clientless token exchange does not). */
+  requiresClient: boolean;
+  handle(context: GrantContext): Promise<TokenResponse>;
+}
+
+export function scopeSet(scope: string): Set<string> {
+  return new Set(scope.split(' ').filter(Boolean));
+}
+
+/** The organisation of a token request, with its configuration (lifetime ceiling, SPIFFE trust). */
+export async function organizationConfig(deps: OAuthDeps, orgId: string): Promise<OrganizationConfig> {
+  const org = await deps.store.getOrganization(orgId);
+  if (!org) throw new Error(`organisation ${orgId} vanished during a token request`);
+  return org.config;
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { authenticateClient } from './client-auth.ts';
+import { InvalidClient, InvalidRequest, UnauthorizedClient, UnsupportedTokenType } from './errors.ts';
+import { OAuthParams } from './form.ts';
+import type { OAuthDeps } from './grants/grant.ts';
+import { TokenRejected, type OwnToken } from './tokens/reader.ts';
+import { tokenShape } from './tokens/token-types.ts';
+import type { OAuthClient } from '../store/types.ts';
+
+async function authenticatedRequest(deps: OAuthDeps, body: unknown, authorization: string | undefined): Promise<{ params: OAuthParams; client: OAuthClient }> {
+  if (typeof body !== 'string') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
+  const params = new OAuthParams(body);
+  const client = await authenticateClient(deps.store, authorization, params);
+  if (!client) throw new InvalidClient('this endpoint requires client authentication');
+  return { params, client };
+}
+
+/** A current token of this server and of the client's organisation, or undefined. */
+async function readAny(deps: OAuthDeps, value: string, orgId: string): Promise<OwnToken | undefined> {
+  const shape = tokenShape(value);
+  try {
+    const token = shape === 'jwt' ? await deps.reader.jwt(value) : shape === 'opaque' ? await deps.reader.opaque(value) : undefined;
+    return token?.orgId === orgId ? token : undefined;
+  } catch (error) {
+    if (error instanceof TokenRejected) return undefined;
+    throw error;
+  }
+}
+
+/** RFC 7662 introspection and RFC 7009 revocation, both for authenticated clients of the token's organisation. */
+export function registerIntrospectionAndRevocation(app: FastifyInstance, deps: OAuthDeps): void {
+  app.post('/oauth2/tokens/introspect', { schema: { tags: ['oauth2'], summary: 'RFC 7662 token introspection' } }, async (request, reply) => {
+    const { params, client } = await authenticatedRequest(deps, request.body, request.headers.authorization);
+    const token = await readAny(deps, params.require('token'), client.orgId);
+    reply.header('cache-control', 'no-store');
+    if (!token) return { active: false };
+    const audience = token.record ? [...token.record.audience, ...token.record.resource] : [deps.issuer.issuer];
+    return {
+      active: true,
+      iss: deps.issuer.issuer,
+      sub: token.subject,
+      oid: token.orgId,
+      ...(token.clientId ? { client_id: token.clientId } : {}),
+      ...(token.scope ? { scope: token.scope } : {}),
+      ...(audience.length > 0 ? { aud: audience } : {}),
+      ...(token.act ? { act: token.act } : {}),
+      exp: Math.floor(token.expiresAt / 1000),
+      iat: Math.floor(token.issuedAt / 1000),
+      token_type: 'Bearer',
+    };
+  });
+
+  app.post('/oauth2/tokens/revoke', { schema: { tags: ['oauth2'], summary: 'RFC 7009 token revocation (cascades to exchanged tokens)' } }, async (request, reply) => {
+    const { params, client } = await authenticatedRequest(deps, request.body, request.headers.authorization);
+    const value = params.require('token');
+    const shape = tokenShape(value);
+    if (shape === 'jwt') throw new UnsupportedTokenType('JWT access tokens cannot be revoked; they expire (keep their lifetime short)');
+    const token = shape === 'opaque' ? await readAny(deps, value, client.orgId) : undefined;
+    // RFC 7009 §2.2: an unknown, expired or foreign token is answered 200 all the same.
+    if (token?.record) {
+      if (token.clientId !== undefined && token.clientId !== client.id) throw new UnauthorizedClient('the token was issued to another client');
+      await deps.store.revokeTokenTree(token.record.hash, deps.now());
+    }
+    return reply.code(200).header('cache-control', 'no-store').send();
+  });
+}

@@ -1,0 +1,112 @@
+import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { SecretBox } from '../../crypto/secret-box.ts';
+import { newId } from '../../crypto/ids.ts';
+import type { Store } from '../../store/store.ts';
+import type { SigningKey } from '../../store/types.ts';
+import { MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
+
+export const SIGNING_ALG = 'ES256';
+
+/** How long a replica may keep signing with a key another replica has just rotated away. */
+const RELOAD_INTERVAL_MS = 30_000;
+/** Unknown kids trigger a reload at most this often, so forged kids cannot hammer the database. */
+const UNKNOWN_KID_COOLDOWN_MS = 5_000;
+
+interface ActiveKey {
+  kid: string;
+  privateKey: CryptoKey;
+}
+
+interface LoadedKey {
+  record: SigningKey;
+  publicKey: CryptoKey;
+}
+
+/**
+ * The service's JWT signing keys. Kept in the store (private halves sealed), cached here and
+ * reloaded periodically. A retired key stays published, and usable for verification, until
+ * every token it can have signed has expired.
+ */
+export class KeyRing {
+  readonly #store: Store;
+  readonly #box: SecretBox;
+  readonly #now: () => number;
+  #keys = new Map<string, LoadedKey>();
+  #active: ActiveKey | undefined;
+  #loadedAt = 0;
+  #lastUnknownKidReload = 0;
+  #loading: Promise<void> | undefined;
+
+  constructor(store: Store, secret: string, now: () => number = Date.now) {
+    this.#store = store;
+    this.#box = new SecretBox(secret, 'signing-key-encryption');
+    this.#now = now;
+  }
+
+  /** Creates the first key when there is none (safe when replicas start together), then loads. */
+  async init(): Promise<void> {
+    const keys = await this.#store.listSigningKeys();
+    if (!keys.some((k) => k.status === 'active')) await this.#store.ensureActiveSigningKey(await this.generate());
+    await this.#reload();
+  }
+
+  /** A fresh key, its private half sealed; not yet stored. */
+  async generate(): Promise<SigningKey> {
+    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+    const kid = newId('key').slice(4);
+    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
+    const privateJwk = await exportJWK(privateKey);
+    return {
+      kid, alg: SIGNING_ALG, publicJwk, sealedPrivateJwk: this.#box.seal(JSON.stringify(privateJwk)),
+      status: 'active', createdAt: this.#now(), retiredAt: null,
+    };
+  }
+
+  async signingKey(): Promise<ActiveKey> {
+    if (this.#now() - this.#loadedAt > RELOAD_INTERVAL_MS || !this.#active) await this.#reload();
+    if (!this.#active) throw new Error('no active signing key; run "tessera admin rotate-keys"');
+    return this.#active;
+  }
+
+  /** The public key for a kid, reloading once in a while when the kid is unknown (a fresh rotation). */
+  async verificationKey(kid: string): Promise<CryptoKey | undefined> {
+    if (this.#now() - this.#loadedAt > RELOAD_INTERVAL_MS) await this.#reload();
+    let key = this.#keys.get(kid);
+    if (!key && this.#now() - this.#lastUnknownKidReload > UNKNOWN_KID_COOLDOWN_MS) {
+      this.#lastUnknownKidReload = this.#now();
+      await this.#reload();
+      key = this.#keys.get(kid);
+    }
+    return key?.publicKey;
+  }
+
+  async jwks(): Promise<{ keys: JWK[] }> {
+    if (this.#now() - this.#loadedAt > RELOAD_INTERVAL_MS) await this.#reload();
+    return { keys: [...this.#keys.values()].map((k) => k.record.publicJwk as JWK) };
+  }
+
+  #reload(): Promise<void> {
+    // Concurrent callers share one reload.
+    this.#loading ??= this.#load().finally(() => (this.#loading = undefined));
+    return this.#loading;
+  }
+
+  async #load(): Promise<void> {
+    const now = this.#now();
+    const records = (await this.#store.listSigningKeys()).filter(
+      (k) => k.status === 'active' || (k.retiredAt !== null && k.retiredAt + MAX_TOKEN_LIFETIME_SECONDS * 1000 > now),
+    );
+    const keys = new Map<string, LoadedKey>();
+    let active: ActiveKey | undefined;
+    for (const record of records) {
+      keys.set(record.kid, { record, publicKey: (await importJWK(record.publicJwk as JWK, SIGNING_ALG)) as CryptoKey });
+      if (record.status === 'active') {
+        const privateJwk = JSON.parse(this.#box.open(record.sealedPrivateJwk)) as JWK;
+        active = { kid: record.kid, privateKey: (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey };
+      }
+    }
+    this.#keys = keys;
+    this.#active = active;
+    this.#loadedAt = now;
+  }
+}

@@ -1,0 +1,29 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { InvalidRequest } from './errors.ts';
+import { registerTokenEndpoint, sendOAuthError } from './token-endpoint.ts';
+import { registerIntrospectionAndRevocation } from './introspection.ts';
+import type { OAuthDeps } from './grants/grant.ts';
+
+const FORM_LIMIT = 32 * 1024;
+
+/**
+ * The OAuth endpoints speak RFC 6749, not the API envelope: form-encoded requests, JSON
+ * responses, `{ error, error_description }` errors. This scope has its own body parser and
+ * error handler so that nothing of the JSON API leaks in.
+ */
+export function oauthEndpoints(deps: OAuthDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser('*', (_request, _payload, done) =>
+      done(new InvalidRequest('the request body must be application/x-www-form-urlencoded'), undefined));
+    app.setErrorHandler((error, request, reply) => {
+      const code = (error as { code?: string }).code;
+      if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendOAuthError(new InvalidRequest(`the request body is larger than ${FORM_LIMIT} bytes`), request, reply);
+      if (code?.startsWith('FST_ERR_CTP')) return sendOAuthError(new InvalidRequest('the request body must be application/x-www-form-urlencoded'), request, reply);
+      sendOAuthError(error, request, reply);
+    });
+    registerTokenEndpoint(app, deps);
+    registerIntrospectionAndRevocation(app, deps);
+  };
+}

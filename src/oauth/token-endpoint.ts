@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { newId } from '../crypto/ids.ts';
+import { authenticateClient } from './client-auth.ts';
+import { InvalidClient, InvalidRequest, OAuthError, UnauthorizedClient, UnsupportedGrantType, toOAuthErrorResponse } from './errors.ts';
+import { OAuthParams } from './form.ts';
+import { clientCredentials } from './grants/client-credentials.ts';
+import { tokenExchange } from './grants/token-exchange.ts';
+import type { AuditNotes, Grant, OAuthDeps } from './grants/grant.ts';
+import type { OAuthClient } from '../store/types.ts';
+
+const grants: ReadonlyMap<string, Grant> = new Map([clientCredentials, tokenExchange].map((g) => [g.type, g]));
+export const supportedGrantTypes = [...grants.keys()];
+
+/** Step 1: form-encoded parameters, each at most once (RFC 6749 §3.2). */
+function parse(request: FastifyRequest): OAuthParams {
+  if (typeof request.body !== 'string') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
+  return new OAuthParams(request.body);
+}
+
+/** Step 3: the grant exists and this client may use it. */
+function checkGrantAllowed(params: OAuthParams, client: OAuthClient | undefined): Grant {
+  const type = params.require('grant_type');
+  const grant = grants.get(type);
+  if (!grant) throw new UnsupportedGrantType(`grant_type ${JSON.stringify(type.slice(0, 100))} is not supported; use ${supportedGrantTypes.join(' or ')}`);
+  if (!client && grant.requiresClient) throw new InvalidClient(`grant_type ${type} requires client authentication`);
+  if (client && !(client.grantTypes as readonly string[]).includes(type)) throw new UnauthorizedClient(`the client is not allowed grant_type ${type}`);
+  return grant;
+}
+
+export function sendOAuthError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const response = toOAuthErrorResponse(error);
+  if (response.status === 500) request.log.error({ err: error }, 'token request failed');
+  reply.code(response.status).headers(response.headers).send(response.body);
+}
+
+/** POST /oauth2/tokens: parse → authenticate client → check grant allowed → grant handler; audited either way. */
+export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): void {
+  app.post('/oauth2/tokens', { schema: { tags: ['oauth2'], summary: 'RFC 6749 token endpoint: client_credentials and RFC 8693 token exchange' } }, async (request, reply) => {
+    const audit: AuditNotes = {};
+    let grant: Grant | undefined;
+    let client: OAuthClient | undefined;
+    try {
+      const params = parse(request);
+      client = await authenticateClient(deps.store, request.headers.authorization, params);
+      audit.orgId = client?.orgId;
+      grant = checkGrantAllowed(params, client);
+      const response = await grant.handle({ params, client, deps, audit });
+      await record(deps, grant, client, audit, undefined);
+      return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
+    } catch (error) {
+      if (grant && audit.orgId) {
+        await record(deps, grant, client, audit, error).catch((auditError: unknown) => request.log.error({ err: auditError }, 'audit write failed'));
+      }
+      throw error;
+    }
+  });
+}
+
+async function record(deps: OAuthDeps, grant: Grant, client: OAuthClient | undefined, audit: AuditNotes, error: unknown): Promise<void> {
+  const now = deps.now();
+  await deps.store.recordAuditEvent({
+    id: newId('evt', now),
+    orgId: audit.orgId!,
+    type: grant.auditType,
+    occurredAt: now,
+    data: {
+      result: error === undefined ? 'granted' : 'refused',
+      client_id: client?.id ?? null,
+      subject: audit.subject ?? null,
+      actor: audit.actor ?? null,
+      requested_token_type: audit.requestedTokenType ?? null,
+      ...(error === undefined ? {} : { error: error instanceof OAuthError ? error.error : 'server_error' }),
+    },
+  });
+}

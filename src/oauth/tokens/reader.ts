@@ -1,0 +1,89 @@
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { hashSecret } from '../../crypto/ids.ts';
+import type { Store } from '../../store/store.ts';
+import type { ActClaim, OpaqueToken } from '../../store/types.ts';
+import { SIGNING_ALG, type KeyRing } from '../keys/key-ring.ts';
+
+/** A token of this server, verified and current. */
+export interface OwnToken {
+  format: 'jwt' | 'opaque';
+  orgId: string;
+  subject: string;
+  clientId: string | undefined;
+  scope: string;
+  act: ActClaim | undefined;
+  mayAct: { sub: string } | undefined;
+  issuedAt: number;
+  expiresAt: number;
+  /** For opaque tokens: the stored record (its hash links exchanged tokens). */
+  record?: OpaqueToken;
+  claims?: JWTPayload;
+}
+
+/** Why a token was not accepted; the message is safe to return to the caller. */
+export class TokenRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenRejected';
+  }
+}
+
+const MAX_JWT_LENGTH = 8_192;
+
+/** Verifies this server's JWTs against its key ring and looks opaque tokens up by hash. */
+export class TokenReader {
+  readonly #store: Store;
+  readonly #keys: KeyRing;
+  readonly #issuer: () => string;
+  readonly #now: () => number;
+
+  constructor(store: Store, keys: KeyRing, issuer: () => string, now: () => number = Date.now) {
+    this.#store = store;
+    this.#keys = keys;
+    this.#issuer = issuer;
+    this.#now = now;
+  }
+
+  async jwt(value: string): Promise<OwnToken> {
+    if (value.length > MAX_JWT_LENGTH) throw new TokenRejected(`is longer than ${MAX_JWT_LENGTH} characters`);
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(value, async (header) => {
+        const key = header.kid ? await this.#keys.verificationKey(header.kid) : undefined;
+        if (!key) throw new TokenRejected('is signed with a key this server does not know');
+        return key;
+      }, {
+        issuer: this.#issuer(), typ: 'at+jwt', algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'iat', 'oid'],
+        currentDate: new Date(this.#now()), clockTolerance: 5,
+      }));
+    } catch (error) {
+      throw error instanceof TokenRejected ? error : new TokenRejected(describeJoseError(error));
+    }
+    if (typeof payload.oid !== 'string') throw new TokenRejected('has no organisation (oid)');
+    return {
+      format: 'jwt', orgId: payload.oid, subject: payload.sub!, clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
+      scope: typeof payload.scope === 'string' ? payload.scope : '', act: payload.act as ActClaim | undefined,
+      mayAct: payload.may_act as { sub: string } | undefined, issuedAt: payload.iat! * 1000, expiresAt: payload.exp! * 1000, claims: payload,
+    };
+  }
+
+  async opaque(value: string): Promise<OwnToken> {
+    const record = value.length <= 128 ? await this.#store.findToken(hashSecret(value)) : undefined;
+    if (!record) throw new TokenRejected('is not a token of this server');
+    if (record.revokedAt !== null) throw new TokenRejected('has been revoked');
+    if (record.expiresAt <= this.#now()) throw new TokenRejected('has expired');
+    return {
+      format: 'opaque', orgId: record.orgId, subject: record.subject, clientId: record.clientId ?? undefined, scope: record.scope,
+      act: record.act ?? undefined, mayAct: undefined, issuedAt: record.issuedAt, expiresAt: record.expiresAt, record,
+    };
+  }
+}
+
+function describeJoseError(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'has expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `failed the "${error.claim}" check (${error.reason})`;
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'uses a signing algorithm this server does not accept';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'has an invalid signature';
+  if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid) return 'is not a well-formed JWT';
+  return 'could not be verified';
+}

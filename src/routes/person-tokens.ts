@@ -1,0 +1,42 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ApiError, invalidField } from '../errors/api-error.ts';
+import { commonErrors, Envelope } from '../http/envelope.ts';
+import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import type { Store } from '../store/store.ts';
+import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
+import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
+
+const MintRequest = Type.Object(
+  {
+    expires_in: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_TOKEN_LIFETIME_SECONDS, description: "Seconds; capped by the organisation's token_lifetime_ceiling" })),
+    scope: Type.Optional(Type.String({ maxLength: 2048, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$', description: 'Space-delimited scopes carried by the token' })),
+    may_act: Type.Optional(Type.Object({ sub: Type.String({ minLength: 1, maxLength: 2048 }) }, { additionalProperties: false, description: 'RFC 8693 §4.4: the only actor allowed to act for this person' })),
+  },
+  { additionalProperties: false },
+);
+const Minted = Type.Object({ token: Type.String(), person_id: Type.String(), expires_in: Type.Integer() });
+
+/** POST /persons/{person_id}/mint-token: a person JWT (RFC 9068 access token), for a subject of token exchange. */
+export function personTokenRoutes(store: Store, issuer: TokenIssuer): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', requireApiKey(store, ['admin']));
+    app.post('/persons/:person_id/mint-token', {
+      schema: {
+        tags: ['persons'], security: [{ orgId: [], apiKey: [] }], summary: 'Mint a person JWT',
+        params: Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        body: Type.Optional(MintRequest),
+        response: { 200: Envelope(Minted), ...commonErrors },
+      },
+    }, async (request) => {
+      const { org } = tenantOf(request);
+      const person = await store.getPerson(org.id, request.params.person_id);
+      if (!person) throw new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
+      const body = request.body ?? {};
+      if (body.may_act?.sub === person.id) throw invalidField('body.may_act.sub', 'must name another party than the person');
+      const lifetimeSeconds = Math.min(body.expires_in ?? org.config.token_lifetime_ceiling, org.config.token_lifetime_ceiling);
+      const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope: body.scope ?? '', lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
+      return { result: { token, person_id: person.id, expires_in: lifetimeSeconds } };
+    });
+  };
+}

@@ -5,8 +5,9 @@ import { UsageError, type Command } from './commands/command.ts';
 import { serviceCommand } from './commands/service.ts';
 import { createOrgCommand } from './commands/create-org.ts';
 import { demoCommand } from './commands/demo.ts';
+import { rotateKeysCommand } from './commands/rotate-keys.ts';
 
-const commands: readonly Command[] = [serviceCommand, createOrgCommand, demoCommand];
+const commands: readonly Command[] = [serviceCommand, createOrgCommand, rotateKeysCommand, demoCommand];
 
 const overview = `Usage: tessera <command> [options]
 

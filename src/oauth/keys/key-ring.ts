@@ -101,7 +101,12 @@ export class KeyRing {
     for (const record of records) {
       keys.set(record.kid, { record, publicKey: (await importJWK(record.publicJwk as JWK, SIGNING_ALG)) as CryptoKey });
       if (record.status === 'active') {
-        const privateJwk = JSON.parse(this.#box.open(record.sealedPrivateJwk)) as JWK;
+        let privateJwk: JWK;
+        try {
+          privateJwk = JSON.parse(this.#box.open(record.sealedPrivateJwk)) as JWK;
+        } catch {
+          throw new Error(`cannot unseal signing key ${record.kid}: TESSERA_SECRET is not the secret it was sealed with`);
+        }
         active = { kid: record.kid, privateKey: (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey };
       }
     }

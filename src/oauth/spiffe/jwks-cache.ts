@@ -66,7 +66,7 @@ export class JwksCache {
     if (entry.fetching) await entry.fetching;
     const now = this.#now();
     const mayRetry = entry.lastAttemptAt === undefined || now - entry.lastAttemptAt >= this.#cooldownMs;
-    if (entry.keys ? now >= entry.freshUntil || (!entry.keys.has(kid)) : mayRetry) {
+    if (entry.keys ? now >= entry.freshUntil || (!entry.keys.has(kid) && mayRetry) : mayRetry) {
       await this.#refresh(url, entry);
     }
     if (!entry.keys) throw entry.lastError ?? new JwksFetchError(url, 'not fetched');

@@ -1,0 +1,32 @@
+import { loadServiceConfig } from '../config/service-config.ts';
+import { openStore } from '../store/open-store.ts';
+import { KeyRing } from '../oauth/keys/key-ring.ts';
+import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
+import { parseOptions, type Command } from './command.ts';
+
+export const rotateKeysCommand: Command = {
+  name: 'admin rotate-keys',
+  summary: 'make a new token signing key active and retire the current one',
+  help: `Usage: tessera admin rotate-keys
+
+Generates a new signing key (ES256), makes it the one new tokens are signed with, and
+retires the current one. The retired key stays in the JWKS, so tokens it signed keep
+verifying until they expire (at most ${MAX_TOKEN_LIFETIME_SECONDS / 3600} h). Running replicas switch to the new key
+within 30 seconds. Uses the same database and TESSERA_SECRET as "tessera service".
+`,
+  async run(args) {
+    const options = parseOptions('admin rotate-keys', args, {});
+    if (options.help) return void process.stdout.write(rotateKeysCommand.help);
+    const { config } = loadServiceConfig();
+    const { store } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+    try {
+      const ring = new KeyRing(store, config.secret);
+      const next = await ring.generate();
+      await store.rotateSigningKey(next, Date.now());
+      const retired = (await store.listSigningKeys()).filter((k) => k.status === 'retired').length;
+      process.stdout.write(`New signing key ${next.kid} is active; ${retired} retired key(s) stay published until their tokens expire.\n`);
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,70 @@
+import type { TestOrg, TestService } from './service.ts';
+
+export const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+export interface ClientCredentials {
+  id: string;
+  secret: string;
+}
+
+export interface OAuthResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** A form-encoded POST to an OAuth endpoint, with HTTP Basic when a client is given. */
+export async function oauthPost(
+  t: TestService,
+  path: string,
+  params: Record<string, string | string[]>,
+  client?: ClientCredentials,
+  headers: Record<string, string> = {},
+): Promise<OAuthResponse> {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) for (const v of [value].flat()) form.append(name, v);
+  const auth = client ? { authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}` } : {};
+  const response = await fetch(`${t.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth, ...headers },
+    body: form.toString(),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+export function token(t: TestService, params: Record<string, string | string[]>, client?: ClientCredentials): Promise<OAuthResponse> {
+  return oauthPost(t, '/oauth2/tokens', params, client);
+}
+
+export async function registerClient(t: TestService, org: TestOrg, body: Record<string, unknown> = {}): Promise<ClientCredentials> {
+  const response = await t.call('POST', '/oauth2/clients', {
+    as: org,
+    body: { client_name: 'gateway', grant_types: ['client_credentials', EXCHANGE], scopes: ['orders:read', 'orders:write'], ...body },
+  });
+  if (response.status !== 201) throw new Error(`client registration failed: ${JSON.stringify(response.body)}`);
+  return { id: response.body.result.client_id, secret: response.body.result.client_secret };
+}
+
+export async function createPerson(t: TestService, org: TestOrg, email = `p${Math.random().toString(36).slice(2)}@example.com`): Promise<string> {
+  return (await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: email }] } })).body.result.id;
+}
+
+export async function mintPersonToken(t: TestService, org: TestOrg, personId: string, body: Record<string, unknown> = {}): Promise<string> {
+  const response = await t.call('POST', `/persons/${personId}/mint-token`, { as: org, body });
+  if (response.status !== 200) throw new Error(`mint failed: ${JSON.stringify(response.body)}`);
+  return response.body.result.token;
+}
+
+export async function clientToken(t: TestService, client: ClientCredentials, scope?: string): Promise<string> {
+  const response = await token(t, { grant_type: 'client_credentials', ...(scope ? { scope } : {}) }, client);
+  if (response.status !== 200) throw new Error(`client_credentials failed: ${JSON.stringify(response.body)}`);
+  return response.body.access_token;
+}
+
+/** The payload of a compact JWS, unverified: for asserting what a token says. */
+export function claims(jwt: string): any {
+  return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+}

@@ -1,0 +1,128 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { backends } from '../helpers/backends.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { registerClient, token, oauthPost, type ClientCredentials } from '../helpers/oauth.ts';
+
+for (const backend of backends()) {
+  describe(`client_credentials on ${backend.name}`, () => {
+    let t: TestService;
+    let org: TestOrg;
+    let client: ClientCredentials;
+
+    before(async () => {
+      t = await startTestService(backend);
+      org = await t.org();
+      client = await registerClient(t, org, { access_token_duration: 600 });
+    });
+    after(() => t.close());
+
+    it('issues an opaque token with every client scope by default, no refresh token, not cacheable', async () => {
+      const response = await token(t, { grant_type: 'client_credentials' }, client);
+      assert.equal(response.status, 200);
+      assert.match(response.body.access_token, /^tat_[A-Za-z0-9_-]{43}$/);
+      assert.deepEqual({ ...response.body, access_token: undefined }, { access_token: undefined, token_type: 'Bearer', expires_in: 600, scope: 'orders:read orders:write' });
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+      assert.equal(response.body.refresh_token, undefined);
+    });
+
+    it('accepts client_secret_post as well as client_secret_basic', async () => {
+      const response = await oauthPost(t, '/oauth2/tokens', { grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret, scope: 'orders:read' });
+      assert.equal(response.status, 200);
+      assert.equal(response.body.scope, 'orders:read');
+    });
+
+    it('caps the lifetime at the organisation ceiling', async () => {
+      const other = await t.org();
+      await t.call('PATCH', '/organizations/config', { as: other, body: { token_lifetime_ceiling: 120 } });
+      const long = await registerClient(t, other, { access_token_duration: 86_400 });
+      assert.equal((await token(t, { grant_type: 'client_credentials' }, long)).body.expires_in, 120);
+    });
+
+    it('issues an RFC 9068 JWT verifiable against the JWKS when the client asks for JWTs', async () => {
+      const jwtClient = await registerClient(t, org, { access_token_format: 'jwt' });
+      const response = await token(t, { grant_type: 'client_credentials', scope: 'orders:write' }, jwtClient);
+      assert.equal(response.status, 200);
+      const { payload, protectedHeader } = await jwtVerify(response.body.access_token, createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`)), {
+        issuer: t.service.issuer, typ: 'at+jwt', algorithms: ['ES256'],
+      });
+      assert.equal(protectedHeader.typ, 'at+jwt');
+      assert.deepEqual([payload.sub, payload.client_id, payload.scope, payload.oid], [jwtClient.id, jwtClient.id, 'orders:write', org.orgId]);
+      assert.ok(payload.jti && payload.iat && payload.exp! - payload.iat! === 3600);
+    });
+
+    it('records each grant, granted or refused, in the audit log', async () => {
+      await token(t, { grant_type: 'client_credentials', scope: 'admin' }, client);
+      const events = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result;
+      const results = events.map((e: { data: { result: string; error?: string } }) => `${e.data.result}${e.data.error ? `:${e.data.error}` : ''}`);
+      assert.ok(results.includes('granted'));
+      assert.ok(results.includes('refused:invalid_scope'));
+      assert.ok(events.some((e: { data: { client_id: string } }) => e.data.client_id === client.id));
+      assert.ok(events.every((e: { data: { client_id: unknown } }) => typeof e.data.client_id === 'string'));
+      assert.ok(!JSON.stringify(events).includes('tat_'), 'no token in the audit log');
+    });
+  });
+}
+
+describe('Authorization server metadata, JWKS and key rotation', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService(backends()[0]!);
+  });
+  after(() => t.close());
+
+  it('publishes RFC 8414 metadata pointing at its own endpoints', async () => {
+    const metadata = (await t.call('GET', '/.well-known/oauth-authorization-server')).body;
+    assert.equal(metadata.issuer, t.service.issuer);
+    assert.equal(metadata.token_endpoint, `${t.service.issuer}/oauth2/tokens`);
+    assert.deepEqual(metadata.grant_types_supported, ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange']);
+    assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
+    assert.equal((await t.call('GET', new URL(metadata.jwks_uri).pathname)).status, 200);
+  });
+
+  it('keeps the private key sealed in the store', async () => {
+    const [key] = await t.service.store.listSigningKeys();
+    assert.ok(key);
+    assert.match(key.sealedPrivateJwk, /^v1\./);
+    assert.equal((key.publicJwk as { d?: string }).d, undefined);
+    assert.ok(!key.sealedPrivateJwk.includes('"d"'));
+  });
+
+  it('rotates across replicas: old tokens keep verifying, new ones carry the new key', async () => {
+    const file = `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-rotate-')), 'db.sqlite')}`;
+    const shared = { name: 'sqlite' as const, fresh: async () => ({ url: file, drop: async () => {} }) };
+    // Replicas behind one address share one issuer.
+    const env = { TESSERA_ISSUER: 'https://id.example.test' };
+    const a = await startTestService(shared, env);
+    let b: TestService | undefined;
+    try {
+      const org = await a.org();
+      const client = await registerClient(a, org, { access_token_format: 'jwt' });
+      const before = (await token(a, { grant_type: 'client_credentials' }, client)).body.access_token;
+      const { KeyRing } = await import('../../src/oauth/keys/key-ring.ts');
+      await a.service.store.rotateSigningKey(await new KeyRing(a.service.store, 'test-secret-that-is-at-least-32-chars').generate(), Date.now());
+
+      b = await startTestService(shared, env); // a replica started after the rotation
+      const after = (await token(b, { grant_type: 'client_credentials' }, client)).body.access_token;
+      assert.notEqual(kid(after), kid(before), 'new tokens are signed with the new key');
+      // Each replica accepts the other's tokens: the retired key stays published, and an
+      // unknown kid makes a replica reload its keys.
+      assert.equal((await oauthPost(a, '/oauth2/tokens/introspect', { token: after }, client)).body.active, true);
+      assert.equal((await oauthPost(b, '/oauth2/tokens/introspect', { token: before }, client)).body.active, true);
+      const published = (await b.call('GET', '/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid);
+      assert.deepEqual(new Set(published), new Set([kid(before), kid(after)]));
+      await jwtVerify(before, createRemoteJWKSet(new URL(`${b.url}/.well-known/jwks.json`)));
+    } finally {
+      await b?.close();
+      await a.close();
+    }
+  });
+});
+
+function kid(jwt: string): string {
+  return JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString('utf8')).kid;
+}

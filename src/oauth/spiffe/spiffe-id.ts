@@ -26,7 +26,7 @@ export function parseSpiffeId(value: unknown): SpiffeId | undefined {
   const slash = rest.indexOf('/');
   const trustDomain = slash === -1 ? rest : rest.slice(0, slash);
   const path = slash === -1 ? '' : rest.slice(slash);
-  if ( !TRUST_DOMAIN.test(trustDomain)) return undefined;
+  if (trustDomain.length > MAX_TRUST_DOMAIN_BYTES || !TRUST_DOMAIN.test(trustDomain)) return undefined;
   // An empty segment also covers a trailing slash and '//'; '.' and '..' would make paths that
   // differ as strings resolve to the same place.
   if (path !== '' && !path.slice(1).split('/').every((s) => PATH_SEGMENT.test(s) && s !== '.' && s !== '..')) return undefined;

@@ -4,6 +4,9 @@ import { createOrganization } from '../../src/organizations/create-organization.
 import { newId } from '../../src/crypto/ids.ts';
 import type { Backend } from './backends.ts';
 
+/** The secret test services seal their signing keys with. */
+export const TEST_SECRET = 'test-secret-that-is-at-least-32-chars';
+
 export interface TestOrg {
   orgId: string;
   apiKey: string;
@@ -29,7 +32,7 @@ export interface TestService {
 /** The real service on port 0 over a fresh database of the given backend. */
 export async function startTestService(backend: Backend, env: Record<string, string> = {}): Promise<TestService> {
   const database = await backend.fresh();
-  const { config } = loadServiceConfig({ TESSERA_PORT: '0', TESSERA_DATABASE: database.url, TESSERA_DEV: '0', TESSERA_SECRET: 'test-secret-that-is-at-least-32-chars', TESSERA_LOG_LEVEL: 'silent', ...env });
+  const { config } = loadServiceConfig({ TESSERA_PORT: '0', TESSERA_DATABASE: database.url, TESSERA_DEV: '0', TESSERA_SECRET: TEST_SECRET, TESSERA_LOG_LEVEL: 'silent', ...env });
   const service = await startService(config);
   return {
     service,

@@ -1,0 +1,184 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { backends } from '../helpers/backends.ts';
+import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
+import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
+import {
+  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, clientToken, createPerson, mintPersonToken, oauthPost, registerClient, token,
+  type ClientCredentials, type OAuthResponse,
+} from '../helpers/oauth.ts';
+import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
+import { hashSecret } from '../../src/crypto/ids.ts';
+
+const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/bundle`;
+}
+
+for (const backend of backends()) {
+  describe(`Token endpoint negative corpus on ${backend.name}`, () => {
+    let t: TestService;
+    let org: TestOrg;
+    let gateway: ClientCredentials;
+    let personToken: string;
+    let jwks: JwksServer;
+    let garbage: JwksServer;
+    const s: Record<string, string> = {};
+    const clients: Record<string, ClientCredentials> = {};
+    let ownKey: { kid: string; privateKey: CryptoKey };
+
+    /** A JWT signed with the service's own key, claims and header as given. */
+    const forge = (claims: Record<string, unknown>, header: Record<string, unknown> = {}) => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ iss: t.service.issuer, sub: s.person, oid: org.orgId, iat: now, exp: now + 600, ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid: ownKey.kid, typ: 'at+jwt', ...header } as { alg: string })
+        .sign(ownKey.privateKey);
+    };
+    const svidClaims = () => ({ sub: 'spiffe://example.org/gateway', aud: [`${t.service.issuer}/oauth2/tokens`] });
+    const exchange = (extra: Record<string, string | string[]>) => ({ grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, ...extra });
+    const withSvid = async (svid: string) => exchange({ actor_token: svid, actor_token_type: JWT_TYPE });
+
+    before(async () => {
+      jwks = await startJwksServer();
+      garbage = await startJwksServer('<html>not a key set</html>');
+      t = await startTestService(backend, { TESSERA_DEV: '1' });
+      org = await t.org();
+      const patched = await t.call('PATCH', '/organizations/config', {
+        as: org,
+        body: {
+          svid_jwks_urls: { 'example.org': jwks.url, 'garbage.example': garbage.url, 'down.example': await closedPortUrl() },
+          allowed_spiffe_ids: ['spiffe://example.org/gateway', 'spiffe://garbage.example/gw', 'spiffe://down.example/gw'],
+        },
+      });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      gateway = await registerClient(t, org);
+      clients.ccOnly = await registerClient(t, org, { grant_types: ['client_credentials'] });
+      clients.other = await registerClient(t, org, { client_name: 'other' });
+      clients.jwt = await registerClient(t, org, { access_token_format: 'jwt' });
+      s.person = await createPerson(t, org);
+      personToken = await mintPersonToken(t, org, s.person, { scope: 'orders:read' });
+      s.actor = await clientToken(t, gateway);
+      s.opaqueSubject = (await token(t, exchange({}), gateway)).body.access_token;
+      const foreign = await t.org();
+      s.foreignPersonToken = await mintPersonToken(t, foreign, await createPerson(t, foreign));
+      s.foreignActor = await clientToken(t, await registerClient(t, foreign));
+      ownKey = await new KeyRing(t.service.store, TEST_SECRET).signingKey();
+    });
+    after(async () => {
+      await t.close();
+      await jwks.close();
+      await garbage.close();
+    });
+
+    it('accepts a valid JWT-SVID actor (so every refusal below is about the one thing it breaks)', async () => {
+      const response = await token(t, { ...(await withSvid(await jwks.svid(svidClaims()))), requested_token_type: JWT_TYPE }, gateway);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      const act = JSON.parse(Buffer.from(response.body.access_token.split('.')[1], 'base64url').toString()).act;
+      assert.deepEqual(act, { sub: 'spiffe://example.org/gateway' });
+    });
+
+    type Case = [name: string, request: () => Promise<OAuthResponse>, status: number, error: string];
+    /** `null` sends no client credentials at all. */
+    const post = (params: Record<string, string | string[]>, client: ClientCredentials | null = gateway) => token(t, params, client ?? undefined);
+    const cases: Case[] = [
+      ['subject alg none', async () => post(exchange({ subject_token: `${b64({ alg: 'none', typ: 'at+jwt' })}.${b64({ iss: t.service.issuer, sub: s.person, oid: org.orgId, exp: 9e9, iat: 1 })}.` })), 400, 'invalid_grant'],
+      ['subject HS256 signed with the JWKS public key', async () => {
+        const publicJwk = (await t.call('GET', '/.well-known/jwks.json')).body.keys[0];
+        const hs = await new SignJWT({ iss: t.service.issuer, sub: s.person, oid: org.orgId }).setProtectedHeader({ alg: 'HS256', kid: publicJwk.kid, typ: 'at+jwt' })
+          .setIssuedAt().setExpirationTime('10m').sign(new TextEncoder().encode(JSON.stringify(publicJwk)));
+        return post(exchange({ subject_token: hs }));
+      }, 400, 'invalid_grant'],
+      ['subject with a tampered payload', async () => {
+        const [header, , signature] = personToken.split('.');
+        return post(exchange({ subject_token: `${header}.${b64({ iss: t.service.issuer, sub: 'per_someone_else', oid: org.orgId, iat: 1, exp: 9e9 })}.${signature}` }));
+      }, 400, 'invalid_grant'],
+      ['subject signed with an unknown kid', async () => {
+        const { privateKey } = await generateKeyPair('ES256');
+        return post(exchange({ subject_token: await new SignJWT({ iss: t.service.issuer, sub: s.person, oid: org.orgId }).setProtectedHeader({ alg: 'ES256', kid: 'not-ours', typ: 'at+jwt' }).setIssuedAt().setExpirationTime('10m').sign(privateKey) }));
+      }, 400, 'invalid_grant'],
+      ['expired subject', async () => post(exchange({ subject_token: await forge({ iat: 1_000, exp: 2_000 }) })), 400, 'invalid_grant'],
+      ['subject with nbf in the future', async () => post(exchange({ subject_token: await forge({ nbf: Math.floor(Date.now() / 1000) + 3600 }) })), 400, 'invalid_grant'],
+      ['subject with a wrong iss', async () => post(exchange({ subject_token: await forge({ iss: 'https://evil.example' }) })), 400, 'invalid_grant'],
+      ['subject with a wrong typ', async () => post(exchange({ subject_token: await forge({}, { typ: 'JWT' }) })), 400, 'invalid_grant'],
+      ['subject of another organisation', async () => post(exchange({ subject_token: s.foreignPersonToken! })), 400, 'invalid_grant'],
+      ['revoked opaque subject', async () => {
+        const value = (await token(t, exchange({}), gateway)).body.access_token;
+        await oauthPost(t, '/oauth2/tokens/revoke', { token: value }, gateway);
+        return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE });
+      }, 400, 'invalid_grant'],
+      ['expired opaque subject', async () => {
+        const value = 'tat_expired-token-for-the-negative-corpus-0000000000';
+        await t.service.store.insertToken({ hash: hashSecret(value), orgId: org.orgId, clientId: gateway.id, subject: s.person!, scope: '', audience: [], resource: [], act: null, parentHash: null, issuedAt: 1, expiresAt: 2, revokedAt: null });
+        return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE });
+      }, 400, 'invalid_grant'],
+      ['opaque subject presented by another client', async () => post({ grant_type: EXCHANGE, subject_token: s.opaqueSubject!, subject_token_type: ACCESS_TOKEN_TYPE }, clients.other), 400, 'invalid_grant'],
+      ['opaque subject presented without its client', async () => post({ grant_type: EXCHANGE, subject_token: s.opaqueSubject!, subject_token_type: ACCESS_TOKEN_TYPE, actor_token: s.actor!, actor_token_type: ACCESS_TOKEN_TYPE }, null), 401, 'invalid_client'],
+      ['SVID from an unlisted trust domain', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://unlisted.example/gw' }))), 400, 'invalid_grant'],
+      ['SVID with a SPIFFE ID not allowed', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://example.org/intruder' }))), 400, 'invalid_grant'],
+      ['SVID with a wrong aud', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), aud: ['https://elsewhere.example'] }))), 400, 'invalid_grant'],
+      ['SVID without aud', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), aud: undefined }))), 400, 'invalid_grant'],
+      ['SVID without exp', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), exp: undefined }))), 400, 'invalid_grant'],
+      ['SVID with a non-SPIFFE sub', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'gateway' }))), 400, 'invalid_grant'],
+      ['SVID signed HS256', async () => {
+        const hs = await new SignJWT(svidClaims()).setProtectedHeader({ alg: 'HS256', kid: 'svid-key-1' }).setIssuedAt().setExpirationTime('5m')
+          .sign(new TextEncoder().encode(JSON.stringify(jwks.publicJwk)));
+        return post(await withSvid(hs));
+      }, 400, 'invalid_grant'],
+      ['SVID whose JWKS endpoint is down', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://down.example/gw' }))), 400, 'invalid_grant'],
+      ['SVID whose JWKS endpoint returns garbage', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://garbage.example/gw' }))), 400, 'invalid_grant'],
+      ['may_act naming another actor', async () => post(exchange({ subject_token: await mintPersonToken(t, org, s.person!, { may_act: { sub: 'cli_somebody_else' } }) })), 400, 'invalid_grant'],
+      ['scope widening', async () => post(exchange({ scope: 'orders:read orders:write' })), 400, 'invalid_scope'],
+      ['relative resource', async () => post(exchange({ resource: '/orders' })), 400, 'invalid_target'],
+      ['resource with a fragment', async () => post(exchange({ resource: 'https://orders.example/api#v2' })), 400, 'invalid_target'],
+      ['audience with jwt output', async () => post(exchange({ audience: 'orders', requested_token_type: JWT_TYPE })), 400, 'invalid_request'],
+      ['scope with jwt output', async () => post(exchange({ scope: 'orders:read', requested_token_type: JWT_TYPE })), 400, 'invalid_request'],
+      ['requested_expires_in zero', async () => post(exchange({ requested_expires_in: '0' })), 400, 'invalid_request'],
+      ['requested_expires_in negative', async () => post(exchange({ requested_expires_in: '-60' })), 400, 'invalid_request'],
+      ['requested_expires_in not an integer', async () => post(exchange({ requested_expires_in: '90.5' })), 400, 'invalid_request'],
+      ['requested_expires_in huge', async () => post(exchange({ requested_expires_in: '99999999999999999999' })), 400, 'invalid_request'],
+      ['a duplicated parameter', async () => post({ ...exchange({}), subject_token: [personToken, personToken] }), 400, 'invalid_request'],
+      ['an unknown grant type', async () => post({ grant_type: 'password', username: 'ada', password: 'x' }), 400, 'unsupported_grant_type'],
+      ['a client without the exchange grant', async () => post(exchange({}), clients.ccOnly), 400, 'unauthorized_client'],
+      ['a wrong client secret', async () => post(exchange({}), { id: gateway.id, secret: 'tcs_wrong' }), 401, 'invalid_client'],
+      ['an unknown client', async () => post(exchange({}), { id: 'cli_unknown', secret: 'x' }), 401, 'invalid_client'],
+      ['an oversized subject token', async () => post(exchange({ subject_token: `eyJ${'a'.repeat(9_000)}.eyJ${'b'.repeat(10)}.c` })), 400, 'invalid_grant'],
+      ['a subject_token_type that does not match the token', async () => post(exchange({ subject_token_type: ACCESS_TOKEN_TYPE })), 400, 'invalid_request'],
+      ['a missing subject_token', async () => post({ grant_type: EXCHANGE, subject_token_type: JWT_TYPE }), 400, 'invalid_request'],
+      ['a missing subject_token_type', async () => post({ grant_type: EXCHANGE, subject_token: personToken }), 400, 'invalid_request'],
+      ['actor_token without actor_token_type', async () => post(exchange({ actor_token: s.actor! })), 400, 'invalid_request'],
+      ['an unsupported requested_token_type', async () => post(exchange({ requested_token_type: 'urn:ietf:params:oauth:token-type:id_token' })), 400, 'invalid_request'],
+      ['a client token as a JWT subject', async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!) })), 400, 'invalid_grant'],
+      ['neither actor token nor client', async () => post(exchange({}), null), 400, 'invalid_request'],
+      ['an actor of another organisation', async () => post(exchange({ actor_token: s.foreignActor!, actor_token_type: ACCESS_TOKEN_TYPE })), 400, 'invalid_grant'],
+      ['a subject token that is neither JWT nor ours', async () => post(exchange({ subject_token: 'hello' })), 400, 'invalid_grant'],
+      ['two client authentication methods', async () => post({ ...exchange({}), client_secret: gateway.secret }), 400, 'invalid_request'],
+      ['a JSON body', async () => oauthPost(t, '/oauth2/tokens', {}, gateway, { 'content-type': 'application/json' }), 400, 'invalid_request'],
+      ['client_credentials without a client', async () => post({ grant_type: 'client_credentials' }, null), 401, 'invalid_client'],
+      ['a missing grant_type', async () => post({ scope: 'orders:read' }), 400, 'invalid_request'],
+    ];
+
+    it(`holds at least 40 cases (${cases.length})`, () => assert.ok(cases.length >= 40));
+
+    for (const [name, request, status, error] of cases) {
+      it(`refuses ${name}: ${status} ${error}, no token`, async () => {
+        const response = await request();
+        assert.equal(response.status, status, JSON.stringify(response.body));
+        assert.equal(response.body.error, error, response.body.error_description);
+        assert.equal(typeof response.body.error_description, 'string');
+        assert.equal(response.body.access_token, undefined);
+        if (status === 401) assert.match(response.headers.get('www-authenticate') ?? '', /^Basic /);
+      });
+    }
+
+    it('stays healthy after JWKS failures', async () => {
+      assert.equal((await t.call('GET', '/healthz')).status, 200);
+    });
+  });
+}

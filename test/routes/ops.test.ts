@@ -42,9 +42,11 @@ describe('OpenAPI document', () => {
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
     assert.deepEqual(operations.sort(), [
       'DELETE /oauth2/clients/{client_id}', 'DELETE /organizations/api-keys/{key_id}', 'DELETE /persons/{person_id}',
+      'GET /.well-known/jwks.json', 'GET /.well-known/oauth-authorization-server', 'GET /audit/events',
       'GET /healthz', 'GET /metrics', 'GET /oauth2/clients', 'GET /oauth2/clients/{client_id}', 'GET /organizations/api-keys',
       'GET /organizations/config', 'GET /persons', 'GET /persons/{person_id}', 'PATCH /organizations/config',
-      'POST /oauth2/clients', 'POST /oauth2/clients/{client_id}/secret', 'POST /organizations/api-keys', 'POST /persons',
+      'POST /oauth2/clients', 'POST /oauth2/clients/{client_id}/secret', 'POST /oauth2/tokens', 'POST /oauth2/tokens/introspect',
+      'POST /oauth2/tokens/revoke', 'POST /organizations/api-keys', 'POST /persons', 'POST /persons/{person_id}/mint-token',
     ]);
     const create = doc.paths['/persons'].post;
     assert.deepEqual(create.security, [{ orgId: [], apiKey: [] }]);

@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { startServiceProcess } from './lib/service-process.ts';
 import { load, table, type LoadResult } from './lib/load.ts';
 import { runCliJson } from './lib/cli.ts';
+import { freshPostgresDatabase } from './lib/postgres.ts';
 
 /**
  * The authenticated API paths every later capability stands on: API-key authentication and
@@ -40,13 +40,3 @@ export async function apiBenchmark(options: { seconds: number; postgresUrl?: str
   return table(results);
 }
 
-async function freshPostgresDatabase(baseUrl: string): Promise<string> {
-  const name = `tessera_bench_${Date.now()}`;
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}

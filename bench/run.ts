@@ -1,9 +1,11 @@
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { apiBenchmark } from './api.ts';
+import { tokenBenchmark } from './token.ts';
 
 const benchmarks: Record<string, (options: { seconds: number; postgresUrl?: string }) => Promise<string>> = {
   api: apiBenchmark,
+  token: tokenBenchmark,
 };
 
 const { values, positionals } = parseArgs({

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { freePort, rssMiB } from './ports.ts';
 
 const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
@@ -13,19 +12,12 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** The service in a process of its own, so the load generator does not share its event loop. */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', cli, 'service'], {
-    env: { PATH: process.env.PATH ?? '', TESSERA_PORT: String(port), TESSERA_LOG_LEVEL: 'warn', TESSERA_SECRET: 'bench-secret-bench-secret-bench-secret', ...env },
+    // BENCH_SERVICE_NODE_OPTIONS reaches the service only, e.g. --cpu-prof for a profile under load.
+    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? '', TESSERA_PORT: String(port), TESSERA_LOG_LEVEL: 'warn', TESSERA_SECRET: 'bench-secret-bench-secret-bench-secret', ...env },
     // The service's logs go to stderr, so that stdout stays the Markdown report.
     stdio: ['ignore', process.stderr, process.stderr],
   });
@@ -40,10 +32,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   return {
     url,
     child,
-    rssMiB() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-    },
+    rssMiB: () => rssMiB(child.pid),
     async stop() {
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));

@@ -155,6 +155,17 @@ for (const backend of backends()) {
       assert.equal(await store.findPersonByHandle(a.id, { type: 'email_address', value: 'grace@example.com' }), undefined);
     });
 
+    it('commits concurrent single writes independently: a refused one takes no other with it', async () => {
+      const a = org();
+      await store.createOrganization(a, key(a.id));
+      const names = ['one', 'two', 'first', 'three', 'four'];
+      const results = await Promise.allSettled(names.map((name) => store.createApiKey(key(a.id, name))));
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      assert.ok((results[2] as PromiseRejectedResult).reason instanceof ConflictError);
+      const listed = await store.listApiKeys(a.id, { position: { kind: 'first' }, limit: 10 });
+      assert.deepEqual(listed.items.map((k) => k.name).sort(), ['first', 'four', 'one', 'three', 'two']);
+    });
+
     it('lets exactly one of many concurrent creations claim a handle', async () => {
       const a = org();
       await store.createOrganization(a, key(a.id));

@@ -13,6 +13,8 @@ export class SqliteDriver implements SqlDriver {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   #busy: Promise<void> | undefined;
+  #pending: PendingWrite[] = [];
+  #flushScheduled = false;
   readonly #direct: SqlExecutor;
 
   constructor(path: string) {
@@ -32,9 +34,56 @@ export class SqliteDriver implements SqlDriver {
     return this.#all<Row>(sql, params);
   }
 
-  async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+  /**
+   * Group commit: single writes issued in one turn of the event loop share one transaction,
+   * because a commit costs far more than an insert. Each write runs in its own savepoint, so
+   * a failing one rejects only its caller; every caller is answered after the commit.
+   */
+  run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ sql, params, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
     while (this.#busy) await this.#busy;
-    return this.#run(sql, params);
+    this.#flushScheduled = false;
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 1) {
+      const [write] = batch as [PendingWrite];
+      try {
+        write.resolve(this.#run(write.sql, write.params));
+      } catch (error) {
+        write.reject(error);
+      }
+      return;
+    }
+    const outcomes: (() => void)[] = [];
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      for (const write of batch) {
+        this.#db.exec('SAVEPOINT grouped_write');
+        try {
+          const changes = this.#run(write.sql, write.params);
+          this.#db.exec('RELEASE grouped_write');
+          outcomes.push(() => write.resolve(changes));
+        } catch (error) {
+          this.#db.exec('ROLLBACK TO grouped_write; RELEASE grouped_write');
+          outcomes.push(() => write.reject(error));
+        }
+      }
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      for (const write of batch) write.reject(translate(error));
+      return;
+    }
+    for (const outcome of outcomes) outcome();
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -64,7 +113,7 @@ export class SqliteDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
-    while (this.#busy) await this.#busy;
+    while (this.#busy || this.#flushScheduled) await (this.#busy ?? new Promise((resolve) => setImmediate(resolve)));
     if (this.#db.isOpen) this.#db.close();
   }
 
@@ -93,6 +142,13 @@ export class SqliteDriver implements SqlDriver {
       throw translate(error);
     }
   }
+}
+
+interface PendingWrite {
+  sql: string;
+  params: readonly SqlParam[];
+  resolve: (changes: number) => void;
+  reject: (error: unknown) => void;
 }
 
 function toSqlite(params: readonly SqlParam[]): SQLInputValue[] {

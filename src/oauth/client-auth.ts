@@ -1,7 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashSecret } from '../crypto/ids.ts';
 import type { Store } from '../store/store.ts';
-import type { OAuthClient } from '../store/types.ts';
+import type { OAuthClient, OrganizationConfig } from '../store/types.ts';
+
+export interface AuthenticatedClient {
+  client: OAuthClient;
+  /** The client's organisation configuration, read in the same look-up. */
+  config: OrganizationConfig;
+}
 import { InvalidClient, InvalidRequest } from './errors.ts';
 import type { OAuthParams } from './form.ts';
 
@@ -10,7 +16,7 @@ import type { OAuthParams } from './form.ts';
  * carries no client credentials at all (clientless token exchange). Using both methods at
  * once is refused, as is a client_id without a secret.
  */
-export async function authenticateClient(store: Store, authorization: string | undefined, params: OAuthParams): Promise<OAuthClient | undefined> {
+export async function authenticateClient(store: Store, authorization: string | undefined, params: OAuthParams): Promise<AuthenticatedClient | undefined> {
   let id: string | undefined;
   let secret: string | undefined;
   if (authorization !== undefined) {
@@ -30,9 +36,9 @@ export async function authenticateClient(store: Store, authorization: string | u
   } else {
     return undefined;
   }
-  const client = id && id.length <= 64 ? await store.findClient(id) : undefined;
-  if (!client || !secret || !sameHash(client.secretHash, hashSecret(secret))) throw new InvalidClient('client authentication failed');
-  return client;
+  const found = id && id.length <= 64 ? await store.findClientWithConfig(id) : undefined;
+  if (!found || !secret || !sameHash(found.client.secretHash, hashSecret(secret))) throw new InvalidClient('client authentication failed');
+  return found;
 }
 
 function sameHash(a: string, b: string): boolean {

@@ -10,9 +10,9 @@ import type { OAuthClient } from '../store/types.ts';
 async function authenticatedRequest(deps: OAuthDeps, body: unknown, authorization: string | undefined): Promise<{ params: OAuthParams; client: OAuthClient }> {
   if (typeof body !== 'string') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
   const params = new OAuthParams(body);
-  const client = await authenticateClient(deps.store, authorization, params);
-  if (!client) throw new InvalidClient('this endpoint requires client authentication');
-  return { params, client };
+  const authenticated = await authenticateClient(deps.store, authorization, params);
+  if (!authenticated) throw new InvalidClient('this endpoint requires client authentication');
+  return { params, client: authenticated.client };
 }
 
 /** A current token of this server and of the client's organisation, or undefined. */

@@ -41,10 +41,11 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
     let client: OAuthClient | undefined;
     try {
       const params = parse(request);
-      client = await authenticateClient(deps.store, request.headers.authorization, params);
+      const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
+      client = authenticated?.client;
       audit.orgId = client?.orgId;
       grant = checkGrantAllowed(params, client);
-      const response = await grant.handle({ params, client, deps, audit });
+      const response = await grant.handle({ params, client, clientConfig: authenticated?.config, deps, audit });
       await record(deps, grant, client, audit, undefined);
       return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
     } catch (error) {

@@ -173,6 +173,15 @@ export class SqlStore implements Store {
     return row && toClient(row);
   }
 
+  async findClientWithConfig(id: string): Promise<{ client: OAuthClient; config: OrganizationConfig } | undefined> {
+    const [row] = await this.#db.all<ClientRow & { org_config: string | object }>(
+      'SELECT c.*, o.config AS org_config FROM oauth_clients c JOIN organizations o ON o.id = c.org_id WHERE c.id = $1',
+      [id],
+    );
+    if (!row) return undefined;
+    return { client: toClient(row), config: toOrganization({ id: row.org_id, name: '', config: row.org_config, created_at: 0 }).config };
+  }
+
   listClients(orgId: string, page: PageRequest): Promise<Page<OAuthClient>> {
     return keysetPage(this.#db, 'oauth_clients', orgId, page, toClient);
   }

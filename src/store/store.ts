@@ -48,6 +48,8 @@ export interface Store {
   getClient(orgId: string, id: string): Promise<OAuthClient | undefined>;
   /** Looks a client up by id alone, as the token endpoint must (the client names its org). */
   findClient(id: string): Promise<OAuthClient | undefined>;
+  /** The client with its organisation's configuration, in one look-up (token endpoint hot path). */
+  findClientWithConfig(id: string): Promise<{ client: OAuthClient; config: OrganizationConfig } | undefined>;
   listClients(orgId: string, page: PageRequest): Promise<Page<OAuthClient>>;
   deleteClient(orgId: string, id: string): Promise<boolean>;
   replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean>;

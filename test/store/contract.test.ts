@@ -204,6 +204,8 @@ for (const backend of backends()) {
       await store.createClient(c);
       assert.deepEqual(await store.getClient(a.id, c.id), c);
       assert.deepEqual(await store.findClient(c.id), c);
+      assert.deepEqual(await store.findClientWithConfig(c.id), { client: c, config });
+      assert.equal(await store.findClientWithConfig(newId('cli')), undefined);
       assert.equal(await store.getClient(b.id, c.id), undefined);
       assert.deepEqual((await store.listClients(a.id, { position: { kind: 'first' }, limit: 5 })).items, [c]);
       assert.equal(await store.replaceClientSecret(b.id, c.id, 'other'), false);

@@ -8,7 +8,8 @@ export const clientCredentials: Grant = {
   type: 'client_credentials',
   auditType: 'token.client_credentials',
   requiresClient: true,
-  async handle({ params, client, deps, audit }) {
+  async handle(context) {
+    const { params, client, deps, audit } = context;
     if (!client) throw new TypeError('client_credentials reached without an authenticated client');
     audit.subject = client.id;
     const requested = params.get('scope');
@@ -27,7 +28,7 @@ export const clientCredentials: Grant = {
     for (const name of ['subject_token', 'actor_token', 'requested_token_type']) {
       if (params.has(name)) throw new InvalidRequest(`parameter ${name} does not belong to grant_type client_credentials`);
     }
-    const { token_lifetime_ceiling } = await organizationConfig(deps, client.orgId);
+    const { token_lifetime_ceiling } = await organizationConfig(context, client.orgId);
     const lifetimeSeconds = Math.min(client.accessTokenDuration, token_lifetime_ceiling);
     const grant = { orgId: client.orgId, subject: client.id, clientId: client.id, scope, lifetimeSeconds };
     const access_token = client.accessTokenFormat === 'jwt' ? await deps.issuer.jwt(grant) : await deps.issuer.opaque(grant);

@@ -29,6 +29,8 @@ export interface AuditNotes {
 export interface GrantContext {
   params: OAuthParams;
   client: OAuthClient | undefined;
+  /** The authenticated client's organisation configuration. */
+  clientConfig: OrganizationConfig | undefined;
   deps: OAuthDeps;
   audit: AuditNotes;
 }
@@ -56,9 +58,13 @@ export function scopeSet(scope: string): Set<string> {
   return new Set(scope.split(' ').filter(Boolean));
 }
 
-/** The organisation of a token request, with its configuration (lifetime ceiling, SPIFFE trust). */
-export async function organizationConfig(deps: OAuthDeps, orgId: string): Promise<OrganizationConfig> {
-  const org = await deps.store.getOrganization(orgId);
+/**
+ * The configuration (lifetime ceiling, SPIFFE trust) of the organisation a token request acts
+ * in: already at hand when the client authenticated in that organisation, read otherwise.
+ */
+export async function organizationConfig(context: Pick<GrantContext, 'deps' | 'client' | 'clientConfig'>, orgId: string): Promise<OrganizationConfig> {
+  if (context.clientConfig && context.client?.orgId === orgId) return context.clientConfig;
+  const org = await context.deps.store.getOrganization(orgId);
   if (!org) throw new Error(`organisation ${orgId} vanished during a token request`);
   return org.config;
 }

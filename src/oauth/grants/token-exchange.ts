@@ -11,13 +11,14 @@ export const tokenExchange: Grant = {
   type: TOKEN_EXCHANGE,
   auditType: 'token.exchange',
   requiresClient: false,
-  async handle({ params, client, deps, audit }) {
+  async handle(context) {
+    const { params, client, deps, audit } = context;
     const request = readExchangeRequest(params);
     audit.requestedTokenType = request.requestedTokenType;
     const subject = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
     audit.orgId = subject.orgId;
     audit.subject = subject.subject;
-    const config = await organizationConfig(deps, subject.orgId);
+    const config = await organizationConfig(context, subject.orgId);
     const actor = await resolveActor(deps, request.actorToken, request.actorTokenType, client, subject.orgId, config);
     audit.actor = actor;
     if (subject.mayAct && subject.mayAct.sub !== actor) throw new InvalidGrant('the subject token\'s may_act does not name this actor');

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { openStore } from './store/open-store.ts';
 import { buildApp } from './http/app.ts';
 import { KeyRing } from './oauth/keys/key-ring.ts';
+import { purgeExpiredTokens } from './oauth/tokens/purge.ts';
 import type { ServiceConfig } from './config/service-config.ts';
 import type { Store } from './store/store.ts';
 
@@ -32,12 +33,14 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     const url = `http://${host}:${port}`;
     issuer ||= url;
     const running = app;
+    const stopPurge = purgeExpiredTokens(store, (error) => running.log.warn({ err: error }, 'purging expired tokens failed'));
     return {
       app: running,
       store,
       url,
       issuer,
       async close() {
+        stopPurge();
         await running.close();
         await store.close();
       },

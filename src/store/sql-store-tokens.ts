@@ -62,6 +62,14 @@ export class TokenTables {
     );
   }
 
+  deleteExpiredTokens(before: number, limit: number): Promise<number> {
+    // Bounded, so one purge never holds the write lock for long.
+    return this.#db.run(
+      'DELETE FROM tokens WHERE hash IN (SELECT hash FROM tokens WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)',
+      [before, limit],
+    );
+  }
+
   async recordAuditEvent(event: AuditEvent): Promise<void> {
     await this.#db.run('INSERT INTO audit_events (id, org_id, type, occurred_at, data) VALUES ($1, $2, $3, $4, $5)', [
       event.id, event.orgId, event.type, event.occurredAt, JSON.stringify(event.data),

@@ -215,6 +215,9 @@ export class SqlStore implements Store {
   revokeTokenTree(hash: string, at: number): Promise<number> {
     return this.#tokens.revokeTokenTree(hash, at);
   }
+  deleteExpiredTokens(before: number, limit: number): Promise<number> {
+    return this.#tokens.deleteExpiredTokens(before, limit);
+  }
   recordAuditEvent(event: AuditEvent): Promise<void> {
     return this.#tokens.recordAuditEvent(event);
   }

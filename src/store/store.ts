@@ -65,6 +65,8 @@ export interface Store {
   findToken(hash: string): Promise<OpaqueToken | undefined>;
   /** Revokes the token and every token exchanged from it, transitively; returns how many it revoked. */
   revokeTokenTree(hash: string, at: number): Promise<number>;
+  /** Deletes up to `limit` opaque tokens that expired before `before`; returns how many. */
+  deleteExpiredTokens(before: number, limit: number): Promise<number>;
 
   recordAuditEvent(event: AuditEvent): Promise<void>;
   listAuditEvents(orgId: string, type: string | undefined, page: PageRequest): Promise<Page<AuditEvent>>;

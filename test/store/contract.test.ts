@@ -260,6 +260,16 @@ for (const backend of backends()) {
       assert.equal(await store.findToken('nope'), undefined);
     });
 
+    it('purges expired tokens in bounded batches and keeps current ones', async () => {
+      const expired = [token(orgId), token(orgId), token(orgId)].map((t, i) => ({ ...t, expiresAt: 100 + i }));
+      const current = { ...token(orgId), expiresAt: 9_000_000_000_000 };
+      for (const t of [...expired, current]) await store.insertToken(t);
+      assert.equal(await store.deleteExpiredTokens(1_000, 2), 2);
+      assert.equal(await store.deleteExpiredTokens(1_000, 2), 1);
+      for (const t of expired) assert.equal(await store.findToken(t.hash), undefined);
+      assert.deepEqual(await store.findToken(current.hash), current);
+    });
+
     it('records audit events and lists them by type with cursors', async () => {
       for (let i = 0; i < 5; i++) {
         await store.recordAuditEvent({ id: newId('evt', 1_700_000_000_000 + i), orgId, type: i % 2 ? 'token.exchange' : 'token.client_credentials', occurredAt: i, data: { i } });

@@ -114,6 +114,12 @@ const sources: readonly MigrationSource[] = [
       'CREATE INDEX audit_events_by_org_type ON audit_events (org_id, type, id)',
     ],
   },
+  {
+    version: 3,
+    name: 'may_act carried by opaque tokens',
+    // A delegated token keeps its subject's may_act, so the restriction holds on every hop.
+    statements: (t) => [`ALTER TABLE tokens ADD COLUMN may_act ${t.json}`],
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): Migration[] {

@@ -47,7 +47,7 @@ export interface SigningKeyRow {
 }
 export interface TokenRow {
   hash: string; org_id: string; client_id: string | null; subject: string; scope: string; audience: Json; resource: Json;
-  act: Json | null; parent_hash: string | null; issued_at: number; expires_at: number; revoked_at: number | null;
+  act: Json | null; may_act: Json | null; parent_hash: string | null; issued_at: number; expires_at: number; revoked_at: number | null;
 }
 export interface AuditEventRow { id: string; org_id: string; type: string; occurred_at: number; data: Json }
 
@@ -64,6 +64,7 @@ export function toOpaqueToken(row: TokenRow): OpaqueToken {
   return {
     hash: row.hash, orgId: row.org_id, clientId: row.client_id, subject: row.subject, scope: row.scope,
     audience: json(row.audience), resource: json(row.resource), act: row.act === null ? null : json(row.act),
+    mayAct: row.may_act === null || row.may_act === undefined ? null : json(row.may_act),
     parentHash: row.parent_hash, issuedAt: Number(row.issued_at), expiresAt: Number(row.expires_at), revokedAt: optionalTime(row.revoked_at),
   };
 }

@@ -38,11 +38,12 @@ export class TokenTables {
 
   async insertToken(token: OpaqueToken): Promise<void> {
     await this.#db.run(
-      `INSERT INTO tokens (hash, org_id, client_id, subject, scope, audience, resource, act, parent_hash, issued_at, expires_at, revoked_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      `INSERT INTO tokens (hash, org_id, client_id, subject, scope, audience, resource, act, may_act, parent_hash, issued_at, expires_at, revoked_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         token.hash, token.orgId, token.clientId, token.subject, token.scope, JSON.stringify(token.audience), JSON.stringify(token.resource),
-        token.act === null ? null : JSON.stringify(token.act), token.parentHash, token.issuedAt, token.expiresAt, token.revokedAt,
+        token.act === null ? null : JSON.stringify(token.act), token.mayAct === null ? null : JSON.stringify(token.mayAct),
+        token.parentHash, token.issuedAt, token.expiresAt, token.revokedAt,
       ],
     );
   }

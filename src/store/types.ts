@@ -119,6 +119,8 @@ export interface OpaqueToken {
   audience: string[];
   resource: string[];
   act: ActClaim | null;
+  /** RFC 8693 §4.4, carried from the subject: the only actor that may exchange this token. */
+  mayAct: { sub: string } | null;
   /** The opaque token this one was exchanged from; revoking that revokes this. */
   parentHash: string | null;
   issuedAt: number;

@@ -65,7 +65,7 @@ for (const backend of backends()) {
       for (const value of [root, child, grandchild]) assert.equal((await introspect(value)).body.active, false);
       assert.equal((await introspect(unrelated)).body.active, true);
       const again = await token(t, { grant_type: EXCHANGE, subject_token: child, subject_token_type: ACCESS_TOKEN_TYPE }, gateway);
-      assert.equal(again.body.error, 'invalid_grant');
+      assert.equal(again.body.error, 'invalid_request');
     });
 
     it('answers 200 for unknown tokens, refuses JWTs and another client\'s tokens', async () => {

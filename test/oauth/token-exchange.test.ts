@@ -108,14 +108,14 @@ for (const backend of backends()) {
       assert.equal((await token(t, { grant_type: EXCHANGE, subject_token: restricted, subject_token_type: JWT_TYPE }, gateway)).status, 200);
       const other = await registerClient(t, org, { client_name: 'other' });
       const refused = await token(t, { grant_type: EXCHANGE, subject_token: restricted, subject_token_type: JWT_TYPE }, other);
-      assert.deepEqual([refused.status, refused.body.error], [400, 'invalid_grant']);
+      assert.deepEqual([refused.status, refused.body.error], [400, 'invalid_request']);
     });
 
     it('audits every exchange with who, on behalf of whom, which client and the result', async () => {
       const events = (await t.call('GET', '/audit/events?type=token.exchange&limit=100', { as: org })).body.result;
       const granted = events.find((e: { data: { result: string; actor: string } }) => e.data.result === 'granted' && e.data.actor === gateway.id);
       assert.deepEqual(granted.data, { result: 'granted', client_id: gateway.id, subject: person, actor: gateway.id, requested_token_type: granted.data.requested_token_type });
-      assert.ok(events.some((e: { data: { result: string; error: string } }) => e.data.result === 'refused' && e.data.error === 'invalid_grant'));
+      assert.ok(events.some((e: { data: { result: string; error: string } }) => e.data.result === 'refused' && e.data.error === 'invalid_request'));
     });
   });
 }

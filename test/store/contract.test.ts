@@ -23,7 +23,7 @@ function signingKey(kid = newId('kid')): SigningKey {
 function token(orgId: string, parentHash: string | null = null): OpaqueToken {
   return {
     hash: newId('h'), orgId, clientId: null, subject: 'per_x', scope: 'read', audience: ['https://api.example'], resource: [],
-    act: { sub: 'cli_a', act: { sub: 'cli_b' } }, parentHash, issuedAt: 1_000, expiresAt: 2_000, revokedAt: null,
+    act: { sub: 'cli_a', act: { sub: 'cli_b' } }, mayAct: { sub: 'cli_a' }, parentHash, issuedAt: 1_000, expiresAt: 2_000, revokedAt: null,
   };
 }
 function client(orgId: string): OAuthClient {
@@ -293,7 +293,7 @@ for (const backend of backends()) {
       const database = await backend.fresh();
       const url = backend.name === 'sqlite' ? `sqlite:${process.env.TMPDIR ?? '/tmp'}/tessera-migrate-${newId('t')}.db` : database.url;
       const first = await openStore(url);
-      assert.deepEqual(first.migrated, [1, 2]);
+      assert.deepEqual(first.migrated, [1, 2, 3]);
       const o = org();
       await first.store.createOrganization(o, key(o.id));
       await first.store.close();

@@ -1,45 +1,63 @@
 import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
-import { InvalidClient, InvalidGrant, InvalidRequest } from '../errors.ts';
+import { InvalidClient, InvalidRequest } from '../errors.ts';
 import { TokenRejected, type OwnToken } from '../tokens/reader.ts';
 import { TOKEN_TYPE, tokenShape, type TokenTypeUri } from '../tokens/token-types.ts';
 import type { OAuthDeps } from './grant.ts';
 
 const PERSON_ID = /^per_/;
+const CLIENT_ID = /^cli_/;
+export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+// RFC 8693 §2.2.2: a subject or actor token that is invalid, or unacceptable by policy, is
+// `invalid_request`; every refusal below is one.
 
 /** Reads one of our tokens, checking that the declared type matches what it is. */
 async function readOwn(deps: OAuthDeps, name: string, value: string, declared: TokenTypeUri): Promise<OwnToken> {
   const shape = tokenShape(value);
-  if (shape === 'unknown') throw new InvalidGrant(`${name} is neither a JWT nor an access token of this server`);
+  if (shape === 'unknown') throw new InvalidRequest(`${name} is neither a JWT nor an access token of this server`);
   const actual = shape === 'jwt' ? TOKEN_TYPE.jwt : TOKEN_TYPE.accessToken;
   if (actual !== declared) throw new InvalidRequest(`${name}_type says ${declared} but the token is ${actual}`);
   try {
     return shape === 'jwt' ? await deps.reader.jwt(value) : await deps.reader.opaque(value);
   } catch (error) {
-    if (error instanceof TokenRejected) throw new InvalidGrant(`${name} ${error.message}`);
+    if (error instanceof TokenRejected) throw new InvalidRequest(`${name} ${error.message}`);
     throw error;
   }
 }
 
+/** A deleted person's tokens stop working for delegation at once, JWTs included. */
+async function requirePerson(deps: OAuthDeps, name: string, orgId: string, personId: string): Promise<void> {
+  if (!(await deps.store.getPerson(orgId, personId))) throw new InvalidRequest(`${name}: the person it was issued for no longer exists`);
+}
+
 /**
  * The subject: a person JWT (or a JWT delegated from one) or an opaque token of this server.
- * An opaque subject is bound to the client it was issued to (RFC 6749 §6 style binding).
+ * An opaque subject is bound to the client it was issued to.
  */
 export async function resolveSubject(deps: OAuthDeps, token: string, type: TokenTypeUri, client: OAuthClient | undefined): Promise<OwnToken> {
   const subject = await readOwn(deps, 'subject_token', token, type);
   if (subject.format === 'jwt' && !PERSON_ID.test(subject.subject)) {
-    throw new InvalidGrant('a JWT subject_token must be a person token or one delegated from a person');
+    throw new InvalidRequest('a JWT subject_token must be a person token or one delegated from a person');
   }
   if (subject.format === 'opaque' && subject.clientId !== undefined) {
     if (!client) throw new InvalidClient('subject_token is bound to a client: authenticate as that client');
-    if (client.id !== subject.clientId) throw new InvalidGrant('subject_token was issued to another client');
+    if (client.id !== subject.clientId) throw new InvalidRequest('subject_token was issued to another client');
   }
-  if (client && client.orgId !== subject.orgId) throw new InvalidGrant('subject_token belongs to another organisation than the client');
+  if (client && client.orgId !== subject.orgId) throw new InvalidRequest('subject_token belongs to another organisation than the client');
+  if (PERSON_ID.test(subject.subject)) await requirePerson(deps, 'subject_token', subject.orgId, subject.subject);
   return subject;
 }
 
+export interface Actor {
+  /** For the `act` claim: a person id, client id or SPIFFE ID. */
+  id: string;
+  /** When the actor is a client acting with its own token: the scopes that token holds. */
+  scopes?: string[];
+}
+
 /**
- * The actor's identifier for the `act` claim: a person or client of this server (their JWT or
- * opaque token), a workload (its JWT-SVID), or else the authenticated client itself.
+ * The actor: a person or client of this server (their own JWT or opaque token), a workload
+ * (its JWT-SVID), or else the authenticated client itself.
  */
 export async function resolveActor(
   deps: OAuthDeps,
@@ -48,23 +66,33 @@ export async function resolveActor(
   client: OAuthClient | undefined,
   orgId: string,
   config: OrganizationConfig,
-): Promise<string> {
+): Promise<Actor> {
   if (actorToken === undefined || actorTokenType === undefined) {
-    if (client) return client.id;
+    if (client) return { id: client.id };
     throw new InvalidRequest('actor_token is required when the request is not authenticated as a client');
   }
   if (tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) {
     if (actorTokenType !== TOKEN_TYPE.jwt) throw new InvalidRequest(`actor_token_type says ${actorTokenType} but the token is ${TOKEN_TYPE.jwt}`);
     try {
-      return (await deps.svids.verify(actorToken, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId;
+      return { id: (await deps.svids.verify(actorToken, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };
     } catch (error) {
-      if (error instanceof Error && 'code' in error && String(error.code).startsWith('SVID_')) throw new InvalidGrant(`actor_token: ${error.message}`);
+      if (error instanceof Error && 'code' in error && String(error.code).startsWith('SVID_')) throw new InvalidRequest(`actor_token: ${error.message}`);
       throw error;
     }
   }
   const actor = await readOwn(deps, 'actor_token', actorToken, actorTokenType);
-  if (actor.orgId !== orgId) throw new InvalidGrant('actor_token belongs to another organisation than the subject');
-  return actor.subject;
+  if (actor.orgId !== orgId) throw new InvalidRequest('actor_token belongs to another organisation than the subject');
+  // A delegated token speaks for its subject, not for whoever holds it: it cannot name an actor.
+  if (actor.act) throw new InvalidRequest("actor_token is itself a delegated token (it carries act); present the actor's own token");
+  if (CLIENT_ID.test(actor.subject)) {
+    const actingClient = await deps.store.getClient(orgId, actor.subject);
+    if (!actingClient?.grantTypes.includes(TOKEN_EXCHANGE)) {
+      throw new InvalidRequest('actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)');
+    }
+    return { id: actor.subject, scopes: actor.scope.split(' ').filter(Boolean) };
+  }
+  if (PERSON_ID.test(actor.subject)) await requirePerson(deps, 'actor_token', orgId, actor.subject);
+  return { id: actor.subject };
 }
 
 /** Peeks at the unverified `iss` only to route the token to the right verifier. */

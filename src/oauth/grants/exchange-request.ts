@@ -53,7 +53,7 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
   }
   if (requestedTokenType === TOKEN_TYPE.jwt) {
     const opaqueOnly = [scope && 'scope', audience.length > 0 && 'audience', resource.length > 0 && 'resource'].filter(Boolean);
-    if (opaqueOnly.length > 0) throw new InvalidRequest(`${opaqueOnly.join(', ')} apply to access_token output only, not to requested_token_type jwt`);
+    if (opaqueOnly.length > 0) throw new InvalidRequest(`${opaqueOnly.join(', ')}: only for access_token output, not for requested_token_type jwt`);
   }
 
   const rawExpiresIn = params.get('requested_expires_in');

@@ -1,10 +1,46 @@
-import { InvalidGrant, InvalidScope } from '../errors.ts';
+import type { ActClaim } from '../../store/types.ts';
+import { InvalidRequest, InvalidScope, InvalidTarget } from '../errors.ts';
+import type { OwnToken } from '../tokens/reader.ts';
 import { TOKEN_TYPE } from '../tokens/token-types.ts';
-import { readExchangeRequest } from './exchange-request.ts';
-import { resolveActor, resolveSubject } from './exchange-parties.ts';
+import { readExchangeRequest, type ExchangeRequest } from './exchange-request.ts';
+import { resolveActor, resolveSubject, TOKEN_EXCHANGE, type Actor } from './exchange-parties.ts';
 import { organizationConfig, scopeSet, type Grant } from './grant.ts';
+import type { OAuthClient } from '../../store/types.ts';
 
-export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export { TOKEN_EXCHANGE };
+
+/** Deeper chains are refused: each hop stores the whole chain, and no real delegation needs more. */
+export const MAX_ACT_DEPTH = 10;
+
+function depth(act: ActClaim | undefined): number {
+  return act ? 1 + depth(act.act) : 0;
+}
+
+/** Delegation narrows and never widens: within the subject's scopes, the client's, and an acting client's. */
+function delegatedScope(subject: OwnToken, client: OAuthClient | undefined, actor: Actor, requested: string[] | undefined): string {
+  const allowed = [...scopeSet(subject.scope)].filter((s) => (!client || client.scopes.includes(s)) && (!actor.scopes || actor.scopes.includes(s)));
+  if (!requested) return allowed.join(' ');
+  const wanted = [...new Set(requested)];
+  const extra = wanted.filter((s) => !allowed.includes(s));
+  if (extra.length > 0) throw new InvalidScope(`not within what the subject, the client and the actor hold: ${extra.join(' ')}`);
+  return wanted.join(' ');
+}
+
+/** An opaque subject restricted to audiences or resources passes on no wider restriction. */
+function delegatedTargets(subject: OwnToken, request: ExchangeRequest): { audience: string[]; resource: string[] } {
+  const parent = subject.record;
+  if (!parent || (parent.audience.length === 0 && parent.resource.length === 0)) return { audience: request.audience, resource: request.resource };
+  if (request.requestedTokenType === TOKEN_TYPE.jwt) {
+    throw new InvalidTarget('subject_token is restricted to audiences or resources, which JWT output cannot carry; ask for access_token output');
+  }
+  const narrow = (name: string, wanted: string[], held: string[]) => {
+    if (held.length === 0 || wanted.length === 0) return wanted.length === 0 ? held : wanted;
+    const extra = wanted.filter((v) => !held.includes(v));
+    if (extra.length > 0) throw new InvalidTarget(`${name} may only narrow the subject's; not allowed: ${extra.join(' ')}`);
+    return wanted;
+  };
+  return { audience: narrow('audience', request.audience, parent.audience), resource: narrow('resource', request.resource, parent.resource) };
+}
 
 /** RFC 8693: a delegated token for the subject, naming the actor in the `act` chain. */
 export const tokenExchange: Grant = {
@@ -18,28 +54,24 @@ export const tokenExchange: Grant = {
     const subject = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
     audit.orgId = subject.orgId;
     audit.subject = subject.subject;
+    if (depth(subject.act) >= MAX_ACT_DEPTH) throw new InvalidRequest(`subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
     const config = await organizationConfig(context, subject.orgId);
     const actor = await resolveActor(deps, request.actorToken, request.actorTokenType, client, subject.orgId, config);
-    audit.actor = actor;
-    if (subject.mayAct && subject.mayAct.sub !== actor) throw new InvalidGrant('the subject token\'s may_act does not name this actor');
+    audit.actor = actor.id;
+    if (subject.mayAct && subject.mayAct.sub !== actor.id) throw new InvalidRequest("subject_token's may_act does not name this actor");
 
-    // Delegation narrows and never widens: within the subject's scopes and the client's.
-    const allowed = [...scopeSet(subject.scope)].filter((s) => !client || client.scopes.includes(s));
-    if (request.scope) {
-      const extra = request.scope.filter((s) => !allowed.includes(s));
-      if (extra.length > 0) throw new InvalidScope(`scope may only narrow the subject's; not allowed: ${extra.join(' ')}`);
-    }
-    const scope = (request.scope ?? allowed).join(' ');
-
+    const scope = delegatedScope(subject, client, actor, request.scope);
+    const targets = delegatedTargets(subject, request);
     const remaining = Math.floor((subject.expiresAt - deps.now()) / 1000);
     const wanted = request.requestedExpiresIn ?? client?.accessTokenDuration ?? config.token_lifetime_ceiling;
     const lifetimeSeconds = Math.min(wanted, config.token_lifetime_ceiling, remaining);
-    if (lifetimeSeconds <= 0) throw new InvalidGrant('subject_token has expired');
+    if (lifetimeSeconds <= 0) throw new InvalidRequest('subject_token has expired');
 
     const grant = {
-      orgId: subject.orgId, subject: subject.subject, clientId: client?.id, scope, lifetimeSeconds,
-      act: { sub: actor, ...(subject.act ? { act: subject.act } : {}) },
-      audience: request.audience, resource: request.resource, parentHash: subject.record?.hash,
+      orgId: subject.orgId, subject: subject.subject, clientId: client?.id, scope, lifetimeSeconds, ...targets,
+      act: { sub: actor.id, ...(subject.act ? { act: subject.act } : {}) },
+      ...(subject.mayAct ? { mayAct: subject.mayAct } : {}),
+      parentHash: subject.record?.hash,
     };
     const jwt = request.requestedTokenType === TOKEN_TYPE.jwt;
     const access_token = jwt ? await deps.issuer.jwt(grant) : await deps.issuer.opaque(grant);

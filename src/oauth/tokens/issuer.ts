@@ -13,7 +13,7 @@ export interface Grant {
   clientId?: string;
   scope: string;
   act?: ActClaim;
-  /** RFC 8693 §4.4: who may act for this subject. Person tokens only. */
+  /** RFC 8693 §4.4: who may act for this subject; carried along every exchange. */
   mayAct?: { sub: string };
   audience?: string[];
   resource?: string[];
@@ -45,7 +45,8 @@ export class TokenIssuer {
     const now = this.#now();
     await this.#store.insertToken({
       hash: hashSecret(value), orgId: grant.orgId, clientId: grant.clientId ?? null, subject: grant.subject, scope: grant.scope,
-      audience: grant.audience ?? [], resource: grant.resource ?? [], act: grant.act ?? null, parentHash: grant.parentHash ?? null,
+      audience: grant.audience ?? [], resource: grant.resource ?? [], act: grant.act ?? null, mayAct: grant.mayAct ?? null,
+      parentHash: grant.parentHash ?? null,
       issuedAt: now, expiresAt: now + grant.lifetimeSeconds * 1000, revokedAt: null,
     });
     return value;

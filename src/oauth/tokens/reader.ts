@@ -74,7 +74,7 @@ export class TokenReader {
     if (record.expiresAt <= this.#now()) throw new TokenRejected('has expired');
     return {
       format: 'opaque', orgId: record.orgId, subject: record.subject, clientId: record.clientId ?? undefined, scope: record.scope,
-      act: record.act ?? undefined, mayAct: undefined, issuedAt: record.issuedAt, expiresAt: record.expiresAt, record,
+      act: record.act ?? undefined, mayAct: record.mayAct ?? undefined, issuedAt: record.issuedAt, expiresAt: record.expiresAt, record,
     };
   }
 }

@@ -63,6 +63,27 @@ export class TokenTables {
     );
   }
 
+  async isLineageRevoked(hash: string): Promise<boolean> {
+    const rows = await this.#db.all(
+      `WITH RECURSIVE lineage(hash, parent_hash, revoked_at, depth) AS (
+         SELECT hash, parent_hash, revoked_at, 0 FROM tokens WHERE hash = $1
+         UNION ALL SELECT t.hash, t.parent_hash, t.revoked_at, l.depth + 1 FROM tokens t JOIN lineage l ON t.hash = l.parent_hash WHERE l.depth < 32)
+       SELECT 1 AS revoked FROM lineage WHERE revoked_at IS NOT NULL LIMIT 1`,
+      [hash],
+    );
+    return rows.length > 0;
+  }
+
+  revokeTokensOfParty(orgId: string, partyId: string, at: number): Promise<number> {
+    return this.#db.run(
+      `WITH RECURSIVE tree(hash) AS (
+         SELECT hash FROM tokens WHERE org_id = $1 AND (client_id = $2 OR subject = $2)
+         UNION SELECT t.hash FROM tokens t JOIN tree ON t.parent_hash = tree.hash)
+       UPDATE tokens SET revoked_at = $3 WHERE hash IN (SELECT hash FROM tree) AND revoked_at IS NULL`,
+      [orgId, partyId, at],
+    );
+  }
+
   deleteExpiredTokens(before: number, limit: number): Promise<number> {
     // Bounded, so one purge never holds the write lock for long.
     return this.#db.run(

@@ -218,6 +218,12 @@ export class SqlStore implements Store {
   deleteExpiredTokens(before: number, limit: number): Promise<number> {
     return this.#tokens.deleteExpiredTokens(before, limit);
   }
+  isLineageRevoked(hash: string): Promise<boolean> {
+    return this.#tokens.isLineageRevoked(hash);
+  }
+  revokeTokensOfParty(orgId: string, partyId: string, at: number): Promise<number> {
+    return this.#tokens.revokeTokensOfParty(orgId, partyId, at);
+  }
   recordAuditEvent(event: AuditEvent): Promise<void> {
     return this.#tokens.recordAuditEvent(event);
   }

@@ -65,6 +65,13 @@ export interface Store {
   findToken(hash: string): Promise<OpaqueToken | undefined>;
   /** Revokes the token and every token exchanged from it, transitively; returns how many it revoked. */
   revokeTokenTree(hash: string, at: number): Promise<number>;
+  /**
+   * Whether this token or any token it was exchanged from is revoked. Checked when a token
+   * is used, so a token exchanged concurrently with its parent's revocation is caught too.
+   */
+  isLineageRevoked(hash: string): Promise<boolean>;
+  /** Revokes every opaque token issued to or for this client or person, with their descendants. */
+  revokeTokensOfParty(orgId: string, partyId: string, at: number): Promise<number>;
   /** Deletes up to `limit` opaque tokens that expired before `before`; returns how many. */
   deleteExpiredTokens(before: number, limit: number): Promise<number>;
 

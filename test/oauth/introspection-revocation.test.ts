@@ -68,6 +68,17 @@ for (const backend of backends()) {
       assert.equal(again.body.error, 'invalid_request');
     });
 
+    it('stops a deleted client\'s and a deleted person\'s tokens', async () => {
+      const doomed = await registerClient(t, org, { client_name: 'doomed' });
+      const ccToken = await clientToken(t, doomed);
+      const person = await createPerson(t, org);
+      const personJwt = await mintPersonToken(t, org, person);
+      const delegated = await exchangeOpaque(personJwt, JWT_TYPE);
+      assert.equal((await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org })).status, 204);
+      assert.equal((await t.call('DELETE', `/persons/${person}`, { as: org })).status, 204);
+      for (const value of [ccToken, personJwt, delegated]) assert.equal((await introspect(value)).body.active, false);
+    });
+
     it('answers 200 for unknown tokens, refuses JWTs and another client\'s tokens', async () => {
       assert.equal((await revoke('tat_never_issued')).status, 200);
       const jwt = (await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, gateway)).body.access_token;

@@ -260,6 +260,24 @@ for (const backend of backends()) {
       assert.equal(await store.findToken('nope'), undefined);
     });
 
+    it('finds a revoked token anywhere up a lineage, and revokes all tokens of a party', async () => {
+      const root = token(orgId);
+      const child = token(orgId, root.hash);
+      const grandchild = { ...token(orgId, child.hash), subject: 'per_other', clientId: 'cli_z' };
+      for (const t of [root, child, grandchild]) await store.insertToken(t);
+      assert.equal(await store.isLineageRevoked(grandchild.hash), false);
+      await store.revokeTokenTree(root.hash, 50); // revokes all three
+      await store.insertToken({ ...token(orgId, child.hash), hash: 'late-child' }); // as if exchanged concurrently
+      assert.equal(await store.isLineageRevoked('late-child'), true);
+      const mine = { ...token(orgId), clientId: 'cli_mine', subject: 'cli_mine' };
+      const derived = { ...token(orgId, mine.hash), clientId: 'cli_other' };
+      const theirs = { ...token(orgId), clientId: 'cli_other' };
+      for (const t of [mine, derived, theirs]) await store.insertToken(t);
+      assert.equal(await store.revokeTokensOfParty(orgId, 'cli_mine', 60), 2);
+      assert.equal((await store.findToken(theirs.hash))?.revokedAt, null);
+      assert.equal(await store.revokeTokensOfParty('org_elsewhere', 'cli_other', 60), 0, 'scoped to the organisation');
+    });
+
     it('purges expired tokens in bounded batches and keeps current ones', async () => {
       const expired = [token(orgId), token(orgId), token(orgId)].map((t, i) => ({ ...t, expiresAt: 100 + i }));
       const current = { ...token(orgId), expiresAt: 9_000_000_000_000 };

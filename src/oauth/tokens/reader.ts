@@ -72,6 +72,9 @@ export class TokenReader {
     if (!record) throw new TokenRejected('is not a token of this server');
     if (record.revokedAt !== null) throw new TokenRejected('has been revoked');
     if (record.expiresAt <= this.#now()) throw new TokenRejected('has expired');
+    if (record.parentHash !== null && (await this.#store.isLineageRevoked(record.parentHash))) {
+      throw new TokenRejected('was exchanged from a token that has been revoked');
+    }
     return {
       format: 'opaque', orgId: record.orgId, subject: record.subject, clientId: record.clientId ?? undefined, scope: record.scope,
       act: record.act ?? undefined, mayAct: record.mayAct ?? undefined, issuedAt: record.issuedAt, expiresAt: record.expiresAt, record,

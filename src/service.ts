@@ -26,6 +26,9 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     let issuer = config.issuer ?? '';
     app = await buildApp({ store, config, keys, issuer: () => issuer });
     if (migrated.length > 0) app.log.info({ versions: migrated, database: description }, 'database migrated');
+    if (!config.issuer && ['0.0.0.0', '::'].includes(config.host)) {
+      app.log.warn('listening on all interfaces without TESSERA_ISSUER: tokens will name an unroutable issuer; set TESSERA_ISSUER to the public URL');
+    }
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

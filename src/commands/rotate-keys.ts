@@ -21,10 +21,12 @@ within 30 seconds. Uses the same database and TESSERA_SECRET as "tessera service
     const { store } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
     try {
       const ring = new KeyRing(store, config.secret);
+      // Opening the current key first proves this is the service's secret: a key sealed with
+      // a mistyped one would stop every replica from signing.
+      await ring.init();
       const next = await ring.generate();
       await store.rotateSigningKey(next, Date.now());
-      const retired = (await store.listSigningKeys()).filter((k) => k.status === 'retired').length;
-      process.stdout.write(`New signing key ${next.kid} is active; ${retired} retired key(s) stay published until their tokens expire.\n`);
+      process.stdout.write(`New signing key ${next.kid} is active; the previous one stays published until the tokens it signed expire.\n`);
     } finally {
       await store.close();
     }

@@ -77,7 +77,11 @@ export async function buildApp({ store, config, keys, issuer, now = Date.now }: 
   const tokenIssuer = new TokenIssuer(store, keys, issuer, now);
   const deps = {
     store, now, issuer: tokenIssuer, reader: new TokenReader(store, keys, issuer, now),
-    svids: new SvidVerifier({ allowHttpLoopback: config.dev, now }),
+    svids: new SvidVerifier({
+      allowHttpLoopback: config.dev,
+      now,
+      onError: (error) => app.log.warn({ url: error.url, reason: error.message }, 'fetching a SPIFFE trust bundle failed'),
+    }),
   };
   await app.register(oauthEndpoints(deps));
   registerMetadata(app, keys, issuer);

@@ -37,7 +37,9 @@ export async function authenticateClient(store: Store, authorization: string | u
     return undefined;
   }
   const found = id && id.length <= 64 ? await store.findClientWithConfig(id) : undefined;
-  if (!found || !secret || !sameHash(found.client.secretHash, hashSecret(secret))) throw new InvalidClient('client authentication failed');
+  if (!found || !secret || !sameHash(found.client.secretHash, hashSecret(secret))) {
+    throw new InvalidClient('client authentication failed', found && { id: found.client.id, orgId: found.client.orgId });
+  }
   return found;
 }
 

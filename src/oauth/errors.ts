@@ -1,4 +1,5 @@
 import { StorageUnavailableError } from '../store/store.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 /** RFC 6749 §5.2, RFC 7009 §2.2.1 and RFC 8693 §2.2.2 error codes. */
 export type OAuthErrorCode =
@@ -34,8 +35,11 @@ export class InvalidRequest extends OAuthError {
 
 /** 401 with a challenge (RFC 6749 §5.2), whichever way the client tried to authenticate. */
 export class InvalidClient extends OAuthError {
-  constructor(description: string) {
+  /** A registered client whose credentials were wrong: its organisation audits the attempt. */
+  readonly attemptedClient: { id: string; orgId: string } | undefined;
+  constructor(description: string, attemptedClient?: { id: string; orgId: string }) {
     super('invalid_client', description, 401, { 'www-authenticate': 'Basic realm="tessera", charset="UTF-8"' });
+    this.attemptedClient = attemptedClient;
   }
 }
 
@@ -86,6 +90,9 @@ export function toOAuthErrorResponse(error: unknown): OAuthErrorResponse {
   const headers = { 'cache-control': 'no-store', pragma: 'no-cache' };
   if (error instanceof OAuthError) {
     return { status: error.status, body: { error: error.error, error_description: error.message }, headers: { ...headers, ...error.headers } };
+  }
+  if (error instanceof ApiError && error.code === 'SHUTTING_DOWN') {
+    return { status: 503, body: { error: 'temporarily_unavailable', error_description: error.message }, headers: { ...headers, ...error.headers } };
   }
   if (error instanceof StorageUnavailableError) {
     return { status: 503, body: { error: 'temporarily_unavailable', error_description: 'the database is unreachable; retry shortly' }, headers: { ...headers, 'retry-after': '1' } };

@@ -37,32 +37,40 @@ export function sendOAuthError(error: unknown, request: FastifyRequest, reply: F
 export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): void {
   app.post('/oauth2/tokens', { schema: { tags: ['oauth2'], summary: 'RFC 6749 token endpoint: client_credentials and RFC 8693 token exchange' } }, async (request, reply) => {
     const audit: AuditNotes = {};
-    let grant: Grant | undefined;
-    let client: OAuthClient | undefined;
+    let auditType = 'token.request';
+    let client: { id: string; orgId: string } | undefined;
     try {
       const params = parse(request);
+      auditType = grants.get(params.get('grant_type') ?? '')?.auditType ?? auditType;
       const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
       client = authenticated?.client;
       audit.orgId = client?.orgId;
-      grant = checkGrantAllowed(params, client);
-      const response = await grant.handle({ params, client, clientConfig: authenticated?.config, deps, audit });
-      await record(deps, grant, client, audit, undefined);
+      const grant = checkGrantAllowed(params, authenticated?.client);
+      const response = await grant.handle({ params, client: authenticated?.client, clientConfig: authenticated?.config, deps, audit });
+      await record(deps, auditType, client, audit, undefined);
       return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
     } catch (error) {
-      if (grant && audit.orgId) {
-        await record(deps, grant, client, audit, error).catch((auditError: unknown) => request.log.error({ err: auditError }, 'audit write failed'));
+      // A wrong secret for a registered client is audited in that client's organisation.
+      if (error instanceof InvalidClient && error.attemptedClient) {
+        client = error.attemptedClient;
+        audit.orgId = client.orgId;
+      }
+      // Without a known organisation (unknown client, clientless request refused before its
+      // subject was read) there is nowhere to file the event; the access log keeps the request.
+      if (audit.orgId) {
+        await record(deps, auditType, client, audit, error).catch((auditError: unknown) => request.log.error({ err: auditError }, 'audit write failed'));
       }
       throw error;
     }
   });
 }
 
-async function record(deps: OAuthDeps, grant: Grant, client: OAuthClient | undefined, audit: AuditNotes, error: unknown): Promise<void> {
+async function record(deps: OAuthDeps, type: string, client: { id: string } | undefined, audit: AuditNotes, error: unknown): Promise<void> {
   const now = deps.now();
   await deps.store.recordAuditEvent({
     id: newId('evt', now),
     orgId: audit.orgId!,
-    type: grant.auditType,
+    type,
     occurredAt: now,
     data: {
       result: error === undefined ? 'granted' : 'refused',

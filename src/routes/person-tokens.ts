@@ -6,6 +6,7 @@ import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import type { Store } from '../store/store.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
+import { newId } from '../crypto/ids.ts';
 
 const MintRequest = Type.Object(
   {
@@ -22,6 +23,10 @@ export function personTokenRoutes(store: Store, issuer: TokenIssuer): FastifyPlu
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     app.post('/persons/:person_id/mint-token', {
+      // No body at all means the defaults.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         tags: ['persons'], security: [{ orgId: [], apiKey: [] }], summary: 'Mint a person JWT',
         params: Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) }),
@@ -29,13 +34,19 @@ export function personTokenRoutes(store: Store, issuer: TokenIssuer): FastifyPlu
         response: { 200: Envelope(Minted), ...commonErrors },
       },
     }, async (request) => {
-      const { org } = tenantOf(request);
+      const { org, key } = tenantOf(request);
       const person = await store.getPerson(org.id, request.params.person_id);
       if (!person) throw new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
       const body = request.body ?? {};
       if (body.may_act?.sub === person.id) throw invalidField('body.may_act.sub', 'must name another party than the person');
       const lifetimeSeconds = Math.min(body.expires_in ?? org.config.token_lifetime_ceiling, org.config.token_lifetime_ceiling);
-      const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope: body.scope ?? '', lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
+      const scope = [...new Set((body.scope ?? '').split(' ').filter(Boolean))].join(' ');
+      const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope, lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
+      // Minting speaks for a person: who did it is worth a record.
+      await store.recordAuditEvent({
+        id: newId('evt'), orgId: org.id, type: 'person.token_minted', occurredAt: Date.now(),
+        data: { person_id: person.id, api_key_id: key.id, expires_in: lifetimeSeconds, scope, may_act: body.may_act ?? null },
+      });
       return { result: { token, person_id: person.id, expires_in: lifetimeSeconds } };
     });
   };

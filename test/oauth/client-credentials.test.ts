@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,12 @@ for (const backend of backends()) {
       const results = events.map((e: { data: { result: string; error?: string } }) => `${e.data.result}${e.data.error ? `:${e.data.error}` : ''}`);
       assert.ok(results.includes('granted'));
       assert.ok(results.includes('refused:invalid_scope'));
+      await token(t, { grant_type: 'client_credentials' }, { id: client.id, secret: 'tcs_wrong' });
+      const ccOnly = await registerClient(t, org, { grant_types: ['client_credentials'] });
+      await token(t, { grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'x', subject_token_type: 'urn:ietf:params:oauth:token-type:jwt' }, ccOnly);
+      const all = (await t.call('GET', '/audit/events?limit=100', { as: org })).body.result.map((e: { type: string; data: { error?: string } }) => `${e.type}:${e.data.error ?? 'ok'}`);
+      assert.ok(all.includes('token.client_credentials:invalid_client'), 'a wrong secret of a registered client is audited');
+      assert.ok(all.includes('token.exchange:unauthorized_client'), 'a grant the client may not use is audited');
       assert.ok(events.some((e: { data: { client_id: string } }) => e.data.client_id === client.id));
       assert.ok(events.every((e: { data: { client_id: unknown } }) => typeof e.data.client_id === 'string'));
       assert.ok(!JSON.stringify(events).includes('tat_'), 'no token in the audit log');
@@ -126,3 +132,25 @@ describe('Authorization server metadata, JWKS and key rotation', () => {
 function kid(jwt: string): string {
   return JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString('utf8')).kid;
 }
+
+describe('Key ring faults', () => {
+  it('refuses to rotate with a secret that cannot open the current key, and keeps verifying when signing breaks', async () => {
+    const t = await startTestService(backends()[0]!);
+    try {
+      const org = await t.org();
+      const client = await registerClient(t, org, { access_token_format: 'jwt' });
+      const issued = (await token(t, { grant_type: 'client_credentials' }, client)).body.access_token;
+      const { KeyRing } = await import('../../src/oauth/keys/key-ring.ts');
+      await assert.rejects(new KeyRing(t.service.store, 'a-different-secret-of-at-least-32-chars').init(), /cannot unseal signing key/);
+      // A key sealed under the wrong secret reaches the store anyway (as an old CLI could do it):
+      await t.service.store.rotateSigningKey(await new KeyRing(t.service.store, 'a-different-secret-of-at-least-32-chars').generate(), Date.now());
+      const ring = new KeyRing(t.service.store, TEST_SECRET);
+      await assert.rejects(ring.init(), /cannot unseal/);
+      assert.equal((await ring.jwks()).keys.length, 2, 'public keys stay published');
+      assert.ok(await ring.verificationKey(kid(issued)), 'and usable for verification');
+      await assert.rejects(ring.signingKey(), /cannot unseal/);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -36,6 +36,8 @@ export class KeyRing {
   #loadedAt = 0;
   #lastUnknownKidReload = 0;
   #loading: Promise<void> | undefined;
+  /** Why the active key could not be unsealed, if it could not: signing fails, verifying goes on. */
+  #sealError: Error | undefined;
 
   constructor(store: Store, secret: string, now: () => number = Date.now) {
     this.#store = store;
@@ -48,6 +50,7 @@ export class KeyRing {
     const keys = await this.#store.listSigningKeys();
     if (!keys.some((k) => k.status === 'active')) await this.#store.ensureActiveSigningKey(await this.generate());
     await this.#reload();
+    if (this.#sealError) throw this.#sealError;
   }
 
   /** A fresh key, its private half sealed; not yet stored. */
@@ -64,7 +67,7 @@ export class KeyRing {
 
   async signingKey(): Promise<ActiveKey> {
     if (this.#now() - this.#loadedAt > RELOAD_INTERVAL_MS || !this.#active) await this.#reload();
-    if (!this.#active) throw new Error('no active signing key; run "tessera admin rotate-keys"');
+    if (!this.#active) throw this.#sealError ?? new Error('no active signing key; run "tessera admin rotate-keys"');
     return this.#active;
   }
 
@@ -93,25 +96,26 @@ export class KeyRing {
 
   async #load(): Promise<void> {
     const now = this.#now();
-    const records = (await this.#store.listSigningKeys()).filter(
-      (k) => k.status === 'active' || (k.retiredAt !== null && k.retiredAt + MAX_TOKEN_LIFETIME_SECONDS * 1000 > now),
-    );
+    // A retired key may still have signed for one reload interval after retirement, plus clock skew.
+    const published = (MAX_TOKEN_LIFETIME_SECONDS + 60) * 1000 + RELOAD_INTERVAL_MS;
+    const records = (await this.#store.listSigningKeys()).filter((k) => k.status === 'active' || (k.retiredAt !== null && k.retiredAt + published > now));
     const keys = new Map<string, LoadedKey>();
     let active: ActiveKey | undefined;
+    let sealError: Error | undefined;
     for (const record of records) {
       keys.set(record.kid, { record, publicKey: (await importJWK(record.publicJwk as JWK, SIGNING_ALG)) as CryptoKey });
       if (record.status === 'active') {
-        let privateJwk: JWK;
         try {
-          privateJwk = JSON.parse(this.#box.open(record.sealedPrivateJwk)) as JWK;
+          const privateJwk = JSON.parse(this.#box.open(record.sealedPrivateJwk)) as JWK;
+          active = { kid: record.kid, privateKey: (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey };
         } catch {
-          throw new Error(`cannot unseal signing key ${record.kid}: TESSERA_SECRET is not the secret it was sealed with`);
+          sealError = new Error(`cannot unseal signing key ${record.kid}: TESSERA_SECRET is not the secret it was sealed with`);
         }
-        active = { kid: record.kid, privateKey: (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey };
       }
     }
     this.#keys = keys;
     this.#active = active;
+    this.#sealError = sealError;
     this.#loadedAt = now;
   }
 }

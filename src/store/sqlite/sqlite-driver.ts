@@ -2,6 +2,7 @@ import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlit
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UniqueViolation, type SqlDriver, type SqlExecutor, type SqlParam } from '../sql-driver.ts';
+import { StorageUnavailableError } from '../store.ts';
 
 /**
  * node:sqlite is synchronous and has one connection, so a transaction that awaits between
@@ -20,7 +21,9 @@ export class SqliteDriver implements SqlDriver {
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new DatabaseSync(path);
-    this.#db.exec('PRAGMA busy_timeout = 5000');
+    // Waiting for another process's lock blocks the event loop, so the wait is kept short;
+    // past it the write fails as unavailable (503, retry) rather than stalling every request.
+    this.#db.exec('PRAGMA busy_timeout = 1000');
     if (path !== ':memory:') this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
     this.#db.exec('PRAGMA foreign_keys = ON');
     this.#direct = {
@@ -65,7 +68,11 @@ export class SqliteDriver implements SqlDriver {
     }
     const outcomes: (() => void)[] = [];
     try {
-      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        this.#db.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        throw translate(error);
+      }
       for (const write of batch) {
         this.#db.exec('SAVEPOINT grouped_write');
         try {
@@ -86,6 +93,7 @@ export class SqliteDriver implements SqlDriver {
     for (const outcome of outcomes) outcome();
   }
 
+  /** `fn` must use `tx` only: calling this driver's own methods inside it would wait for itself. */
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     while (this.#busy) await this.#busy;
     let release!: () => void;
@@ -93,7 +101,11 @@ export class SqliteDriver implements SqlDriver {
     try {
       // IMMEDIATE takes the write lock up front, so another process on the same file
       // waits (busy_timeout) instead of failing half-way through.
-      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        this.#db.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        throw translate(error);
+      }
       try {
         const result = await fn(this.#direct);
         this.#db.exec('COMMIT');
@@ -155,8 +167,14 @@ function toSqlite(params: readonly SqlParam[]): SQLInputValue[] {
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
 }
 
+/** SQLITE_BUSY and SQLITE_LOCKED (primary result codes 5 and 6): another process holds the lock. */
+const LOCKED = new Set([5, 6]);
+
 function translate(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';
   const match = /^UNIQUE constraint failed: (\w+)\./.exec(message);
-  return match ? new UniqueViolation(match[1]!, error) : error;
+  if (match) return new UniqueViolation(match[1]!, error);
+  const errcode = (error as { errcode?: number }).errcode;
+  if (errcode !== undefined && LOCKED.has(errcode & 0xff)) return new StorageUnavailableError(error);
+  return error;
 }

@@ -85,7 +85,8 @@ export async function resolveActor(
   // A delegated token speaks for its subject, not for whoever holds it: it cannot name an actor.
   if (actor.act) throw new InvalidRequest("actor_token is itself a delegated token (it carries act); present the actor's own token");
   if (CLIENT_ID.test(actor.subject)) {
-    const actingClient = await deps.store.getClient(orgId, actor.subject);
+    // The authenticated client has just proven it exists and may exchange; others are looked up.
+    const actingClient = actor.subject === client?.id ? client : await deps.store.getClient(orgId, actor.subject);
     if (!actingClient?.grantTypes.includes(TOKEN_EXCHANGE)) {
       throw new InvalidRequest('actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)');
     }

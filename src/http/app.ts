@@ -74,9 +74,10 @@ export async function buildApp({ store, config, keys, issuer, now = Date.now }: 
   await app.register(personRoutes(store));
   await app.register(oauthClientRoutes(store));
 
-  const tokenIssuer = new TokenIssuer(store, keys, issuer, now);
+  const tokenContext = { store, keys, issuer, now };
+  const tokenIssuer = new TokenIssuer(tokenContext);
   const deps = {
-    store, now, issuer: tokenIssuer, reader: new TokenReader(store, keys, issuer, now),
+    store, now, issuer: tokenIssuer, reader: new TokenReader(tokenContext),
     svids: new SvidVerifier({
       allowHttpLoopback: config.dev,
       now,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { hashSecret, newId } from '../../crypto/ids.ts';
 import type { Store } from '../../store/store.ts';
+import type { TokenContext } from './context.ts';
 import type { ActClaim } from '../../store/types.ts';
 import { SIGNING_ALG, type KeyRing } from '../keys/key-ring.ts';
 import { OPAQUE_PREFIX } from './token-types.ts';
@@ -29,11 +30,8 @@ export class TokenIssuer {
   readonly #issuer: () => string;
   readonly #now: () => number;
 
-  constructor(store: Store, keys: KeyRing, issuer: () => string, now: () => number = Date.now) {
-    this.#store = store;
-    this.#keys = keys;
-    this.#issuer = issuer;
-    this.#now = now;
+  constructor({ store, keys, issuer, now }: TokenContext) {
+    [this.#store, this.#keys, this.#issuer, this.#now] = [store, keys, issuer, now];
   }
 
   get issuer(): string {

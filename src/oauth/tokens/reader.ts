@@ -1,6 +1,7 @@
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { hashSecret } from '../../crypto/ids.ts';
 import type { Store } from '../../store/store.ts';
+import type { TokenContext } from './context.ts';
 import type { ActClaim, OpaqueToken } from '../../store/types.ts';
 import { SIGNING_ALG, type KeyRing } from '../keys/key-ring.ts';
 
@@ -37,11 +38,8 @@ export class TokenReader {
   readonly #issuer: () => string;
   readonly #now: () => number;
 
-  constructor(store: Store, keys: KeyRing, issuer: () => string, now: () => number = Date.now) {
-    this.#store = store;
-    this.#keys = keys;
-    this.#issuer = issuer;
-    this.#now = now;
+  constructor({ store, keys, issuer, now }: TokenContext) {
+    [this.#store, this.#keys, this.#issuer, this.#now] = [store, keys, issuer, now];
   }
 
   async jwt(value: string): Promise<OwnToken> {

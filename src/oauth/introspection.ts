@@ -21,8 +21,9 @@ async function readAny(deps: OAuthDeps, value: string, orgId: string): Promise<O
   try {
     const token = shape === 'jwt' ? await deps.reader.jwt(value) : shape === 'opaque' ? await deps.reader.opaque(value) : undefined;
     if (token?.orgId !== orgId) return undefined;
-    // A JWT cannot be revoked, but one whose person was deleted is no longer reported active.
+    // A JWT cannot be revoked, but one whose person or client was deleted is no longer reported active.
     if (token.format === 'jwt' && token.subject.startsWith('per_') && !(await deps.store.getPerson(orgId, token.subject))) return undefined;
+    if (token.format === 'jwt' && token.subject.startsWith('cli_') && !(await deps.store.getClient(orgId, token.subject))) return undefined;
     return token;
   } catch (error) {
     if (error instanceof TokenRejected) return undefined;

@@ -7,6 +7,7 @@ import { clientCredentials } from './grants/client-credentials.ts';
 import { tokenExchange } from './grants/token-exchange.ts';
 import type { AuditNotes, Grant, OAuthDeps } from './grants/grant.ts';
 import type { OAuthClient } from '../store/types.ts';
+import { StorageUnavailableError } from '../store/store.ts';
 
 const grants: ReadonlyMap<string, Grant> = new Map([clientCredentials, tokenExchange].map((g) => [g.type, g]));
 export const supportedGrantTypes = [...grants.keys()];
@@ -57,7 +58,8 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
       }
       // Without a known organisation (unknown client, clientless request refused before its
       // subject was read) there is nowhere to file the event; the access log keeps the request.
-      if (audit.orgId) {
+      // With the database unreachable, the audit write would only fail the same way, later.
+      if (audit.orgId && !(error instanceof StorageUnavailableError)) {
         await record(deps, auditType, client, audit, error).catch((auditError: unknown) => request.log.error({ err: auditError }, 'audit write failed'));
       }
       throw error;

@@ -71,6 +71,10 @@ for (const backend of backends()) {
     it('stops a deleted client\'s and a deleted person\'s tokens', async () => {
       const doomed = await registerClient(t, org, { client_name: 'doomed' });
       const ccToken = await clientToken(t, doomed);
+      const jwtClient = await registerClient(t, org, { client_name: 'doomed-jwt', access_token_format: 'jwt' });
+      const ccJwt = await clientToken(t, jwtClient);
+      assert.equal((await t.call('DELETE', `/oauth2/clients/${jwtClient.id}`, { as: org })).status, 204);
+      assert.equal((await introspect(ccJwt)).body.active, false);
       const person = await createPerson(t, org);
       const personJwt = await mintPersonToken(t, org, person);
       const delegated = await exchangeOpaque(personJwt, JWT_TYPE);

@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { GatewayConfigError, envKey, fileKey, type KeyNamer } from './config-error.ts';
+import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './token-exchange-params.ts';
+
+export interface PluginConfig {
+  /** Lower-cased; unique. */
+  id: string;
+  type: 'token-exchange';
+  enabled: boolean;
+  params: TokenExchangeParams;
+}
+
+export interface UrlRule {
+  pattern: string;
+  target: string;
+  /** Per-rule overrides of plugins' `enabled`, by plugin id. */
+  plugins: Record<string, boolean>;
+}
+
+export interface GatewayConfig {
+  port: number;
+  adminPort: number;
+  host: string;
+  defaultTarget?: string;
+  urls: UrlRule[];
+  /** In execution order (the order of N). */
+  plugins: PluginConfig[];
+}
+
+export const gatewayDefaults = Object.freeze({ port: 8000, adminPort: 8001, host: '127.0.0.1' });
+
+type Tree = Record<string, unknown>;
+
+/** `GATEWAY_*` variables into the same tree a file gives; numbered entries keep their N. */
+export function environmentTree(env: Record<string, string | undefined>): Tree {
+  const tree: Tree = {};
+  const entry = (list: string, n: number) => {
+    const map = (tree[list] ??= {}) as Record<number, Tree>;
+    return (map[n] ??= {});
+  };
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('GATEWAY_') || value === undefined || value === '') continue;
+    const rest = name.slice('GATEWAY_'.length);
+    let m: RegExpExecArray | null;
+    if (rest === 'PORT' || rest === 'ADMIN_PORT' || rest === 'HOST' || rest === 'DEFAULT_TARGET') tree[rest.toLowerCase()] = value;
+    else if ((m = /^URLS_(\d+)_(PATTERN|TARGET)$/.exec(rest))) entry('urls', Number(m[1]))[m[2]!.toLowerCase()] = value;
+    else if ((m = /^URLS_(\d+)_PLUGINS_(.+)_ENABLED$/.exec(rest))) ((entry('urls', Number(m[1])).plugins ??= {}) as Tree)[m[2]!.toLowerCase()] = { enabled: value };
+    else if ((m = /^PLUGINS_(\d+)_(TYPE|ID|ENABLED)$/.exec(rest))) entry('plugins', Number(m[1]))[m[2]!.toLowerCase()] = value;
+    else if ((m = /^PLUGINS_(\d+)_PARAMETERS_(.+)$/.exec(rest))) {
+      const params = (entry('plugins', Number(m[1])).parameters ??= {}) as Tree;
+      const field = m[2]!.toLowerCase();
+      // Arrays are FIELD_0, FIELD_1, …; a known field name wins over a numeric suffix.
+      const item = /^(.+)_(\d+)$/.exec(field);
+      if (item && !FIELD_NAMES.includes(field as never) && FIELD_NAMES.includes(item[1] as never)) {
+        ((params[item[1]!] ??= []) as string[])[Number(item[2])] = value;
+      } else params[field] = value;
+    } else throw new GatewayConfigError(name, 'is not a gateway setting (see docs/gateway.md)');
+  }
+  return tree;
+}
+
+/** Reads a YAML or JSON file (JSON is YAML) with the same structure as the environment. */
+export function fileTree(path: string): Tree {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new GatewayConfigError(path, `cannot be read as YAML or JSON (${(error as Error).message.split('\n')[0]})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new GatewayConfigError(path, 'must hold a map at the top');
+  return parsed as Tree;
+}
+
+export function loadGatewayConfig(options: { env?: Record<string, string | undefined>; file?: string } = {}): GatewayConfig {
+  return options.file ? readGatewayConfig(fileTree(options.file), fileKey) : readGatewayConfig(environmentTree(options.env ?? process.env), envKey);
+}
+
+/** Numbered entries: a file's list (N = position) or the environment's sparse map (N as given). */
+function numbered(value: unknown, name: string): [number, unknown][] {
+  if (value === undefined) return [];
+  if (Array.isArray(value)) return value.map((item, n) => [n, item]);
+  if (typeof value === 'object' && value !== null) return Object.entries(value).map(([n, item]) => [Number(n), item] as [number, unknown]).sort((a, b) => a[0] - b[0]);
+  throw new GatewayConfigError(name, 'must be a list');
+}
+
+export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
+  for (const name of Object.keys(tree)) {
+    if (!['port', 'admin_port', 'host', 'default_target', 'urls', 'plugins'].includes(name)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
+  }
+  const port = readPort(tree.port, gatewayDefaults.port, key(['port']));
+  const adminPort = readPort(tree.admin_port, gatewayDefaults.adminPort, key(['admin_port']));
+  if (port === adminPort && port !== 0) throw new GatewayConfigError(key(['admin_port']), 'must differ from port: the admin endpoints never share the proxy port');
+  const host = tree.host === undefined ? gatewayDefaults.host : String(tree.host);
+
+  const plugins: PluginConfig[] = [];
+  for (const [n, raw] of numbered(tree.plugins, key(['plugins']))) {
+    const entry = objectAt(raw, key(['plugins', n]));
+    for (const name of Object.keys(entry)) {
+      if (!['type', 'id', 'enabled', 'parameters'].includes(name)) throw new GatewayConfigError(key(['plugins', n, name]), 'is not a plugin setting (type, id, enabled, parameters)');
+    }
+    if (entry.type !== 'token-exchange') throw new GatewayConfigError(key(['plugins', n, 'type']), 'must be token-exchange');
+    const id = String(entry.id ?? `token-exchange-${n}`).toLowerCase();
+    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(id)) throw new GatewayConfigError(key(['plugins', n, 'id']), 'must be letters, digits, "-" or "_"');
+    if (plugins.some((p) => p.id === id)) throw new GatewayConfigError(key(['plugins', n, 'id']), `repeats the id "${id}" (ids are case-insensitive and unique)`);
+    const enabled = readBoolean(entry.enabled, true, key(['plugins', n, 'enabled']));
+    plugins.push({ id, type: 'token-exchange', enabled, params: readTokenExchangeParams(entry.parameters ?? {}, ['plugins', n, 'parameters'], key) });
+  }
+
+  const urls: UrlRule[] = [];
+  for (const [i, raw] of numbered(tree.urls, key(['urls']))) {
+    const entry = objectAt(raw, key(['urls', i]));
+    const pattern = String(entry.pattern ?? '');
+    if (!/^[a-z0-9*.-]+(:(\d{1,5}|\*))?\/\S*$/i.test(pattern)) throw new GatewayConfigError(key(['urls', i, 'pattern']), 'must be host[:port]/path, with * as a wildcard (e.g. api.example.com/orders/*)');
+    const target = readUrl(entry.target, key(['urls', i, 'target']));
+    const overrides: Record<string, boolean> = {};
+    for (const [id, setting] of Object.entries(objectAt(entry.plugins ?? {}, key(['urls', i, 'plugins'])))) {
+      const name = key(['urls', i, 'plugins', id, 'enabled']);
+      if (!plugins.some((p) => p.id === id.toLowerCase())) throw new GatewayConfigError(name, `names no configured plugin (ids: ${plugins.map((p) => p.id).join(', ') || 'none'})`);
+      overrides[id.toLowerCase()] = readBoolean(objectAt(setting, name).enabled, true, name);
+    }
+    urls.push({ pattern, target, plugins: overrides });
+  }
+  const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
+  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), urls, plugins };
+}
+
+function objectAt(value: unknown, name: string): Tree {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new GatewayConfigError(name, 'must be a map');
+  return value as Tree;
+}
+
+function readPort(value: unknown, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(String(value)) || port > 65535) throw new GatewayConfigError(name, 'must be a port from 0 to 65535');
+  return port;
+}
+
+function readBoolean(value: unknown, fallback: boolean, name: string): boolean {
+  if (value === undefined) return fallback;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new GatewayConfigError(name, 'must be true or false');
+}
+
+function readUrl(value: unknown, name: string): string {
+  const text = String(value ?? '');
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new GatewayConfigError(name, 'must be an http(s) URL');
+  return text.replace(/\/+$/, '');
+}

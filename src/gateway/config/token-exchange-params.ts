@@ -1,0 +1,198 @@
+import { GatewayConfigError, type KeyNamer } from './config-error.ts';
+import { parseDuration } from './duration.ts';
+
+export const TOKEN_TYPES = ['urn:ietf:params:oauth:token-type:jwt', 'urn:ietf:params:oauth:token-type:access_token'] as const;
+export const ACTOR_MODES = ['oauth_client', 'gate_svid', 'request_actor'] as const;
+export const SVID_SOURCES = ['file', 'env', 'workload_api'] as const;
+
+type Kind = 'url' | 'text' | 'header' | 'cookie' | 'boolean' | 'duration' | 'count' | 'list' | 'uri-list' | 'path' | 'env-var' | 'unix-socket' | readonly string[];
+
+/** Spec §2.1, plus the delegated-token cache switches; every default lives here. */
+export const FIELDS = {
+  service_base_url: { kind: 'url' },
+  service_org_id: { kind: 'text' },
+  subject_header_with_token: { kind: 'header' },
+  subject_cookie_with_token: { kind: 'cookie' },
+  subject_token_type: { kind: TOKEN_TYPES },
+  subject_strip_after_exchange: { kind: 'boolean', default: true },
+  actor_mode: { kind: ACTOR_MODES },
+  actor_svid_source: { kind: SVID_SOURCES },
+  actor_svid_file_path: { kind: 'path' },
+  actor_svid_file_reload: { kind: 'duration', default: 30_000 },
+  actor_svid_env_var: { kind: 'env-var' },
+  actor_workload_api_socket: { kind: 'unix-socket' },
+  actor_workload_api_audience: { kind: 'text' },
+  actor_header_with_token: { kind: 'header' },
+  actor_cookie_with_token: { kind: 'cookie' },
+  actor_strip_after_exchange: { kind: 'boolean', default: true },
+  oauth_client_id: { kind: 'text' },
+  oauth_client_secret: { kind: 'text' },
+  requested_token_type: { kind: TOKEN_TYPES },
+  scope: { kind: 'text' },
+  audience: { kind: 'list' },
+  resource: { kind: 'uri-list' },
+  requested_expires_in: { kind: 'count' },
+  output_header: { kind: 'header', default: 'Authorization' },
+  output_prefix: { kind: 'text', default: 'Bearer ' },
+  upstream_request_timeout: { kind: 'duration', default: 5_000 },
+  cache_delegated_tokens: { kind: 'boolean', default: true },
+  cache_max_entries: { kind: 'count', default: 10_000 },
+} as const satisfies Record<string, { kind: Kind; default?: unknown }>;
+
+export type FieldName = keyof typeof FIELDS;
+export const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
+
+export interface TokenExchangeParams {
+  serviceBaseUrl: string;
+  serviceOrgId?: string;
+  subject: { header?: string; cookie?: string; tokenType?: (typeof TOKEN_TYPES)[number]; strip: boolean };
+  actor:
+    | { mode: 'oauth_client' }
+    | { mode: 'gate_svid'; source: 'file'; filePath: string; reloadMs: number }
+    | { mode: 'gate_svid'; source: 'env'; envVar: string }
+    | { mode: 'gate_svid'; source: 'workload_api'; socket: string; audience?: string }
+    | { mode: 'request_actor'; header?: string; cookie?: string; strip: boolean };
+  client?: { id: string; secret: string };
+  requestedTokenType: (typeof TOKEN_TYPES)[number];
+  scope?: string;
+  audience: string[];
+  resource: string[];
+  requestedExpiresIn?: number;
+  outputHeader: string;
+  outputPrefix: string;
+  timeoutMs: number;
+  cache: { enabled: boolean; maxEntries: number };
+}
+
+const HEADER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+const COOKIE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
+
+/** Validates one token-exchange plugin's parameters; throws naming the first key at fault. */
+export function readTokenExchangeParams(raw: unknown, path: (string | number)[], key: KeyNamer): TokenExchangeParams {
+  const at = (field: string) => key([...path, field]);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new GatewayConfigError(key(path), 'must be a map of parameters');
+  const given = raw as Record<string, unknown>;
+  for (const name of Object.keys(given)) {
+    if (!(name in FIELDS)) throw new GatewayConfigError(at(name), `is not a token-exchange parameter (known: ${FIELD_NAMES.join(', ')})`);
+  }
+  // Defaults are already typed; only what the operator wrote is converted (and checked).
+  const read = (name: FieldName) => (given[name] === undefined ? (FIELDS[name] as { default?: unknown }).default : convert(given[name], FIELDS[name].kind, at(name)));
+  const present = (name: FieldName) => given[name] !== undefined;
+  const require = (name: FieldName, when: string) => {
+    if (!present(name)) throw new GatewayConfigError(at(name), `is required ${when}`);
+    return read(name);
+  };
+  const forbid = (names: FieldName[], when: string) => {
+    const found = names.find(present);
+    if (found) throw new GatewayConfigError(at(found), `applies only ${when}`);
+  };
+  const oneOf = (a: FieldName, b: FieldName, what: string) => {
+    if (present(a) && present(b)) throw new GatewayConfigError(at(b), `cannot be set together with ${at(a)}: ${what} comes from a header or a cookie, not both`);
+    if (!present(a) && !present(b)) throw new GatewayConfigError(at(a), `is required (or ${at(b)}): where ${what} is read from`);
+  };
+
+  const serviceBaseUrl = require('service_base_url', '') as string;
+  oneOf('subject_header_with_token', 'subject_cookie_with_token', 'the subject token');
+  const mode = require('actor_mode', '') as TokenExchangeParams['actor']['mode'];
+  const svidFields: FieldName[] = ['actor_svid_source', 'actor_svid_file_path', 'actor_svid_file_reload', 'actor_svid_env_var', 'actor_workload_api_socket', 'actor_workload_api_audience'];
+  const requestActorFields: FieldName[] = ['actor_header_with_token', 'actor_cookie_with_token', 'actor_strip_after_exchange'];
+  let actor: TokenExchangeParams['actor'];
+  if (mode === 'gate_svid') {
+    forbid(requestActorFields, 'with actor_mode=request_actor');
+    const source = require('actor_svid_source', 'with actor_mode=gate_svid') as 'file' | 'env' | 'workload_api';
+    if (source === 'file') {
+      forbid(['actor_svid_env_var', 'actor_workload_api_socket', 'actor_workload_api_audience'], 'with another actor_svid_source');
+      actor = { mode, source, filePath: require('actor_svid_file_path', 'with actor_svid_source=file') as string, reloadMs: read('actor_svid_file_reload') as number };
+    } else if (source === 'env') {
+      forbid(['actor_svid_file_path', 'actor_svid_file_reload', 'actor_workload_api_socket', 'actor_workload_api_audience'], 'with another actor_svid_source');
+      actor = { mode, source, envVar: require('actor_svid_env_var', 'with actor_svid_source=env') as string };
+    } else {
+      forbid(['actor_svid_file_path', 'actor_svid_file_reload', 'actor_svid_env_var'], 'with another actor_svid_source');
+      const audience = present('actor_workload_api_audience') ? (read('actor_workload_api_audience') as string) : undefined;
+      actor = { mode, source, socket: require('actor_workload_api_socket', 'with actor_svid_source=workload_api') as string, ...(audience ? { audience } : {}) };
+    }
+  } else if (mode === 'request_actor') {
+    forbid(svidFields, 'with actor_mode=gate_svid');
+    oneOf('actor_header_with_token', 'actor_cookie_with_token', 'the actor token');
+    actor = { mode, header: read('actor_header_with_token') as string | undefined, cookie: read('actor_cookie_with_token') as string | undefined, strip: read('actor_strip_after_exchange') as boolean };
+  } else {
+    forbid([...svidFields, ...requestActorFields], `with another actor_mode than ${mode}`);
+    actor = { mode };
+  }
+
+  if (present('oauth_client_id') !== present('oauth_client_secret')) {
+    throw new GatewayConfigError(at(present('oauth_client_id') ? 'oauth_client_secret' : 'oauth_client_id'), 'is required together with the other of oauth_client_id and oauth_client_secret');
+  }
+  if (mode === 'oauth_client' && !present('oauth_client_id')) throw new GatewayConfigError(at('oauth_client_id'), 'is required with actor_mode=oauth_client (with oauth_client_secret)');
+  const requestedTokenType = require('requested_token_type', '') as TokenExchangeParams['requestedTokenType'];
+  if (requestedTokenType === TOKEN_TYPES[0]) {
+    forbid(['scope', 'audience', 'resource'], 'with requested_token_type access_token (the service refuses them for jwt output)');
+  }
+  const outputHeader = read('output_header') as string;
+  if (HOP_BY_HOP.has(outputHeader.toLowerCase())) throw new GatewayConfigError(at('output_header'), 'must not be a hop-by-hop or framing header');
+
+  return {
+    serviceBaseUrl: serviceBaseUrl.replace(/\/+$/, ''),
+    ...(present('service_org_id') ? { serviceOrgId: read('service_org_id') as string } : {}),
+    subject: {
+      header: read('subject_header_with_token') as string | undefined,
+      cookie: read('subject_cookie_with_token') as string | undefined,
+      tokenType: read('subject_token_type') as TokenExchangeParams['subject']['tokenType'],
+      strip: read('subject_strip_after_exchange') as boolean,
+    },
+    actor,
+    ...(present('oauth_client_id') ? { client: { id: read('oauth_client_id') as string, secret: read('oauth_client_secret') as string } } : {}),
+    requestedTokenType,
+    ...(present('scope') ? { scope: read('scope') as string } : {}),
+    audience: (read('audience') as string[] | undefined) ?? [],
+    resource: (read('resource') as string[] | undefined) ?? [],
+    ...(present('requested_expires_in') ? { requestedExpiresIn: read('requested_expires_in') as number } : {}),
+    outputHeader,
+    outputPrefix: read('output_prefix') as string,
+    timeoutMs: read('upstream_request_timeout') as number,
+    cache: { enabled: read('cache_delegated_tokens') as boolean, maxEntries: read('cache_max_entries') as number },
+  };
+}
+
+/** Turns a raw value (a string from the environment, or a YAML/JSON value) into its kind. */
+function convert(raw: unknown, kind: Kind, name: string): unknown {
+  if (raw === undefined) return undefined;
+  const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : undefined;
+  const fail = (rule: string): never => {
+    throw new GatewayConfigError(name, rule);
+  };
+  if (kind === 'list' || kind === 'uri-list') {
+    const items = Array.isArray(raw) ? raw : fail('must be a list');
+    return items.map((item, j) => {
+      if (typeof item !== 'string' || item === '') return fail(`item ${j} must be a non-empty string`);
+      if (kind === 'uri-list' && (!URL.canParse(item) || item.includes('#'))) return fail(`item ${j} must be an absolute URI without a fragment (RFC 8707)`);
+      return item;
+    });
+  }
+  if (text === undefined) return fail('must be a single value');
+  if (Array.isArray(kind)) return kind.includes(text) ? text : fail(`must be one of ${kind.join(', ')}`);
+  switch (kind) {
+    case 'url': {
+      const url = URL.canParse(text) ? new URL(text) : undefined;
+      return url && (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash ? text : fail('must be an http(s) URL without query or fragment');
+    }
+    case 'header':
+      return HEADER.test(text) ? text : fail('must be an HTTP header name');
+    case 'cookie':
+      return COOKIE.test(text) ? text : fail('must be a cookie name');
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : fail('must be true or false');
+    case 'duration':
+      return parseDuration(text) ?? fail('must be a duration such as 500ms, 5s or 1m');
+    case 'count':
+      return /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : fail('must be a positive whole number');
+    case 'env-var':
+      return /^[A-Za-z_][A-Za-z0-9_]*$/.test(text) ? text : fail('must be an environment variable name');
+    case 'unix-socket':
+      return /^unix:\/\/?\/.+/.test(text) ? text : fail('must be a unix:// socket URI, e.g. unix:///run/spire/sockets/agent.sock');
+    case 'path':
+    case 'text':
+      return text === '' ? fail('must not be empty') : text;
+  }
+}

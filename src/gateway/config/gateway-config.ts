@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { GatewayConfigError, envKey, fileKey, type KeyNamer } from './config-error.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './token-exchange-params.ts';
+import { parseDuration } from './duration.ts';
 
 export interface PluginConfig {
   /** Lower-cased; unique. */
@@ -23,12 +24,14 @@ export interface GatewayConfig {
   adminPort: number;
   host: string;
   defaultTarget?: string;
+  /** How long an upstream may take to answer with headers (504 after). */
+  upstreamTimeoutMs: number;
   urls: UrlRule[];
   /** In execution order (the order of N). */
   plugins: PluginConfig[];
 }
 
-export const gatewayDefaults = Object.freeze({ port: 8000, adminPort: 8001, host: '127.0.0.1' });
+export const gatewayDefaults = Object.freeze({ port: 8000, adminPort: 8001, host: '127.0.0.1', upstreamTimeoutMs: 30_000 });
 
 type Tree = Record<string, unknown>;
 
@@ -43,7 +46,7 @@ export function environmentTree(env: Record<string, string | undefined>): Tree {
     if (!name.startsWith('GATEWAY_') || value === undefined || value === '') continue;
     const rest = name.slice('GATEWAY_'.length);
     let m: RegExpExecArray | null;
-    if (rest === 'PORT' || rest === 'ADMIN_PORT' || rest === 'HOST' || rest === 'DEFAULT_TARGET') tree[rest.toLowerCase()] = value;
+    if (['PORT', 'ADMIN_PORT', 'HOST', 'DEFAULT_TARGET', 'UPSTREAM_TIMEOUT'].includes(rest)) tree[rest.toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_(PATTERN|TARGET)$/.exec(rest))) entry('urls', Number(m[1]))[m[2]!.toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_PLUGINS_(.+)_ENABLED$/.exec(rest))) ((entry('urls', Number(m[1])).plugins ??= {}) as Tree)[m[2]!.toLowerCase()] = { enabled: value };
     else if ((m = /^PLUGINS_(\d+)_(TYPE|ID|ENABLED)$/.exec(rest))) entry('plugins', Number(m[1]))[m[2]!.toLowerCase()] = value;
@@ -86,12 +89,14 @@ function numbered(value: unknown, name: string): [number, unknown][] {
 
 export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   for (const name of Object.keys(tree)) {
-    if (!['port', 'admin_port', 'host', 'default_target', 'urls', 'plugins'].includes(name)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
+    if (!['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'urls', 'plugins'].includes(name)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
   }
   const port = readPort(tree.port, gatewayDefaults.port, key(['port']));
   const adminPort = readPort(tree.admin_port, gatewayDefaults.adminPort, key(['admin_port']));
   if (port === adminPort && port !== 0) throw new GatewayConfigError(key(['admin_port']), 'must differ from port: the admin endpoints never share the proxy port');
   const host = tree.host === undefined ? gatewayDefaults.host : String(tree.host);
+  const upstreamTimeoutMs = tree.upstream_timeout === undefined ? gatewayDefaults.upstreamTimeoutMs : parseDuration(String(tree.upstream_timeout));
+  if (upstreamTimeoutMs === undefined) throw new GatewayConfigError(key(['upstream_timeout']), 'must be a duration such as 500ms, 5s or 1m');
 
   const plugins: PluginConfig[] = [];
   for (const [n, raw] of numbered(tree.plugins, key(['plugins']))) {
@@ -122,7 +127,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     urls.push({ pattern, target, plugins: overrides });
   }
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
-  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), urls, plugins };
+  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, urls, plugins };
 }
 
 function objectAt(value: unknown, name: string): Tree {

@@ -1,0 +1,27 @@
+/** Stable codes of the gateway's own answers (documented in docs/gateway.md). */
+export type GatewayErrorCode =
+  | 'GATEWAY_DUPLICATE_AUTHORIZATION'
+  | 'GATEWAY_NO_ROUTE'
+  | 'GATEWAY_UPSTREAM_UNREACHABLE'
+  | 'GATEWAY_UPSTREAM_TIMEOUT'
+  | 'GATEWAY_SHUTTING_DOWN';
+
+/**
+ * A request the gateway answers itself. `message` goes to the caller; `cause`, to the log
+ * only, and neither ever holds a token.
+ */
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: GatewayErrorCode | (string & {}), message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GatewayError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The same envelope as the service's API, so a client reads one error format. */
+export function gatewayErrorBody(error: GatewayError): string {
+  return JSON.stringify({ errors: [{ httpcode: error.status, message: error.message, code: error.code }] });
+}

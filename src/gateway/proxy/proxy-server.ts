@@ -1,0 +1,117 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { Pool, errors as undiciErrors } from 'undici';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { Router, type Route } from './routing.ts';
+import { addForwardingHeaders, countHeader, forwardableHeaders, type ForwardHeaders } from './headers.ts';
+import { GatewayError, gatewayErrorBody } from './gateway-error.ts';
+import { GatewayMetrics } from './gateway-metrics.ts';
+
+/** What a plugin sees and may change: the headers that will go upstream. */
+export interface PluginContext {
+  request: IncomingMessage;
+  headers: ForwardHeaders;
+  route: Route;
+}
+
+export interface RequestPlugin {
+  id: string;
+  enabled: boolean;
+  /** Rewrites ctx.headers, or throws a GatewayError that answers the request. */
+  run(context: PluginContext): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export interface RunningGateway {
+  url: string;
+  adminUrl: string;
+  close(): Promise<void>;
+}
+
+const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
+
+/** The reverse proxy and its admin server (health, metrics) on a port of their own. */
+export async function startGateway(config: GatewayConfig, plugins: readonly RequestPlugin[], log: Logger): Promise<RunningGateway> {
+  const router = new Router(config.urls, config.defaultTarget);
+  const pools = new Map<string, Pool>();
+  const metrics = new GatewayMetrics();
+  let closing = false;
+  const pool = (origin: string) => {
+    let existing = pools.get(origin);
+    if (!existing) {
+      existing = new Pool(origin, { connections: 256, headersTimeout: config.upstreamTimeoutMs, bodyTimeout: config.upstreamTimeoutMs, keepAliveTimeout: 30_000 });
+      pools.set(origin, existing);
+    }
+    return existing;
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<number> {
+    if (closing) throw new GatewayError(503, 'GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry');
+    if (countHeader(request, 'authorization') > 1) throw new GatewayError(400, 'GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
+    const route = router.route(request.headers.host, request.url ?? '/');
+    if (!route) throw new GatewayError(404, 'GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
+    const headers = forwardableHeaders(request.headers);
+    for (const plugin of plugins) {
+      const enabled = route.rule?.plugins[plugin.id] ?? plugin.enabled;
+      if (enabled) await plugin.run({ request, headers, route });
+    }
+    addForwardingHeaders(headers, request);
+    let upstream: Awaited<ReturnType<Pool['request']>>;
+    try {
+      const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+      upstream = await pool(route.origin).request({
+        method: request.method as 'GET', path: `${route.basePath}${request.url ?? '/'}`, headers, body: hasBody ? request : undefined,
+      });
+    } catch (error) {
+      if (error instanceof undiciErrors.HeadersTimeoutError) throw new GatewayError(504, 'GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error });
+      throw new GatewayError(502, 'GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error });
+    }
+    const out: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name)) out[name] = value;
+    response.writeHead(upstream.statusCode, out);
+    await pipeline(upstream.body, response).catch((error: unknown) => log.warn({ err: error }, 'upstream response interrupted'));
+    return upstream.statusCode;
+  }
+
+  const server = createServer((request, response) => {
+    const started = performance.now();
+    handle(request, response).then(
+      (status) => metrics.observe(status, started),
+      (error: unknown) => {
+        const known = error instanceof GatewayError ? error : new GatewayError(500, 'GATEWAY_INTERNAL_ERROR', 'an unexpected error occurred; it has been logged', { cause: error });
+        log[known.status >= 500 ? 'warn' : 'info']({ code: known.code, cause: (known.cause as Error | undefined)?.message, method: request.method, path: request.url?.split('?')[0] }, known.message);
+        request.resume(); // drain what the client still sends, so the connection stays usable
+        if (!response.headersSent) response.writeHead(known.status, { 'content-type': 'application/json; charset=utf-8' }).end(gatewayErrorBody(known));
+        else response.destroy();
+        metrics.observe(known.status, started);
+      },
+    );
+  });
+  const admin = createServer((request, response) => {
+    if (request.url === '/healthz') return void response.writeHead(closing ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ result: { status: closing ? 'stopping' : 'ok' } }));
+    if (request.url === '/metrics') return void metrics.render().then((text) => response.writeHead(200, { 'content-type': metrics.contentType }).end(text));
+    response.writeHead(404, { 'content-type': 'application/json' }).end(gatewayErrorBody(new GatewayError(404, 'GATEWAY_NO_ROUTE', 'the admin port serves /healthz and /metrics')));
+  });
+  const listen = (s: Server, port: number) => new Promise<number>((resolve, reject) => {
+    s.once('error', reject).listen(port, config.host, () => resolve((s.address() as { port: number }).port));
+  });
+  const port = await listen(server, config.port);
+  const adminPort = await listen(admin, config.adminPort).catch(async (error: unknown) => {
+    server.close();
+    throw error;
+  });
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}`,
+    adminUrl: `http://${host}:${adminPort}`,
+    async close() {
+      closing = true;
+      await new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      await new Promise((resolve) => admin.close(resolve));
+      await Promise.all([...pools.values()].map((p) => p.close()));
+      await Promise.all(plugins.map((p) => p.close?.()));
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import { describe, it, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { request as rawRequest } from 'node:http';
+import { pino } from 'pino';
+import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
+import { fileKey } from '../../src/gateway/config/config-error.ts';
+import { startGateway, type RequestPlugin, type RunningGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
+
+const silent = pino({ level: 'silent' });
+
+/** Sends a request with exactly these raw headers (fetch would merge or refuse some). */
+function send(url: string, path: string, headers: [string, string][], body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = rawRequest(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: headers.flat() as unknown as Record<string, string> }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('Gateway proxy core', () => {
+  let orders: RecordingUpstream;
+  let fallback: RecordingUpstream;
+  let gateway: RunningGateway;
+  const tagger: RequestPlugin = {
+    id: 'tagger',
+    enabled: true,
+    async run({ headers }) {
+      headers['x-tagged'] = 'yes';
+    },
+  };
+
+  before(async () => {
+    orders = await startRecordingUpstream();
+    fallback = await startRecordingUpstream();
+    const config = readGatewayConfig({
+      port: 0, admin_port: 0, upstream_timeout: '300ms', default_target: fallback.url,
+      urls: [
+        { pattern: 'api.example.com/orders/*', target: `${orders.url}/v1` },
+        { pattern: '*.example.com:*/*', target: orders.url },
+      ],
+      plugins: [],
+    }, fileKey);
+    // The tagger is a plugin of this test, not of the configuration, so its switch is set here.
+    config.urls[0]!.plugins.tagger = false;
+    gateway = await startGateway(config, [tagger], silent);
+  });
+  after(async () => {
+    await gateway.close();
+    await orders.close();
+    await fallback.close();
+  });
+  beforeEach(() => {
+    orders.requests.length = 0;
+    fallback.requests.length = 0;
+    orders.delayMs = 0;
+  });
+
+  it('routes by host and path, first rule first, prefixing the target path; falls back to the default target', async () => {
+    const first = await send(gateway.url, '/orders/42?x=1', [['Host', 'api.example.com']]);
+    assert.equal(first.status, 200);
+    assert.equal(orders.requests[0]!.url, '/v1/orders/42?x=1');
+    await send(gateway.url, '/other', [['Host', 'shop.example.com:8443']]);
+    assert.equal(orders.requests[1]!.url, '/other');
+    await send(gateway.url, '/anything', [['Host', 'unknown.test']]);
+    assert.equal(fallback.requests[0]!.url, '/anything');
+  });
+
+  it('removes hop-by-hop headers and the ones Connection names, and appends X-Forwarded-*', async () => {
+    await send(gateway.url, '/orders/1', [['Host', 'api.example.com'], ['Connection', 'keep-alive, X-Internal'], ['X-Internal', 'secret'], ['Keep-Alive', 'timeout=5'], ['TE', 'trailers'], ['X-Forwarded-For', '203.0.113.9'], ['X-Keep', 'kept']]);
+    const seen = orders.requests[0]!.headers;
+    for (const name of ['x-internal', 'keep-alive', 'te']) assert.equal(seen[name], undefined, name);
+    assert.equal(seen['x-keep'], 'kept');
+    assert.equal(seen['x-forwarded-for'], '203.0.113.9, 127.0.0.1');
+    assert.deepEqual([seen['x-forwarded-proto'], seen['x-forwarded-host']], ['http', 'api.example.com']);
+  });
+
+  it('streams request and response bodies and passes status and headers through', async () => {
+    const body = 'x'.repeat(3 * 1024 * 1024);
+    const response = await send(gateway.url, '/orders/upload', [['Host', 'api.example.com'], ['Content-Type', 'text/plain']], body);
+    assert.equal(response.status, 200);
+    assert.equal(JSON.parse(response.body).bytes, body.length);
+    assert.equal(response.headers['x-upstream'], 'yes');
+  });
+
+  it('runs plugins unless the URL rule disables them', async () => {
+    await send(gateway.url, '/orders/1', [['Host', 'api.example.com']]);
+    await send(gateway.url, '/x', [['Host', 'shop.example.com:80']]);
+    assert.deepEqual(orders.requests.map((r) => r.headers['x-tagged']), [undefined, 'yes']);
+  });
+
+  it('refuses two Authorization headers with 400 and forwards nothing', async () => {
+    const response = await send(gateway.url, '/x', [['Host', 'shop.example.com'], ['Authorization', 'Bearer a'], ['Authorization', 'Bearer b']]);
+    assert.equal(response.status, 400);
+    assert.equal(JSON.parse(response.body).errors[0].code, 'GATEWAY_DUPLICATE_AUTHORIZATION');
+    assert.equal(orders.requests.length + fallback.requests.length, 0);
+  });
+
+  it('answers 504 when the upstream is slower than upstream_timeout', async () => {
+    orders.delayMs = 1_000;
+    const response = await send(gateway.url, '/x', [['Host', 'shop.example.com']]);
+    assert.equal(response.status, 504);
+    assert.equal(JSON.parse(response.body).errors[0].code, 'GATEWAY_UPSTREAM_TIMEOUT');
+  });
+
+  it('serves health and metrics on the admin port only', async () => {
+    const health = await fetch(`${gateway.adminUrl}/healthz`);
+    assert.deepEqual([health.status, await health.json()], [200, { result: { status: 'ok' } }]);
+    assert.match(await (await fetch(`${gateway.adminUrl}/metrics`)).text(), /tessera_gateway_requests_total\{status="200"\}/);
+    await send(gateway.url, '/healthz', [['Host', 'unknown.test']]);
+    assert.equal(fallback.requests[0]!.url, '/healthz', 'the proxy port forwards /healthz like any path');
+  });
+});
+
+describe('Gateway without a matching route or a live upstream', () => {
+  it('answers 404 with no rule and no default target, 502 when the upstream is down', async () => {
+    const down = await startRecordingUpstream();
+    await down.close();
+    const config = readGatewayConfig({ port: 0, admin_port: 0, urls: [{ pattern: 'down.test/*', target: down.url }] }, fileKey);
+    const gateway = await startGateway(config, [], silent);
+    try {
+      const none = await send(gateway.url, '/', [['Host', 'elsewhere.test']]);
+      assert.deepEqual([none.status, JSON.parse(none.body).errors[0].code], [404, 'GATEWAY_NO_ROUTE']);
+      const unreachable = await send(gateway.url, '/', [['Host', 'down.test']]);
+      assert.deepEqual([unreachable.status, JSON.parse(unreachable.body).errors[0].code], [502, 'GATEWAY_UPSTREAM_UNREACHABLE']);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import { readFile, stat } from 'node:fs/promises';
+import { GatewayError } from '../proxy/gateway-error.ts';
+import type { TokenExchangeParams } from '../config/token-exchange-params.ts';
+import { postTokenRequest, type TokenResponse } from './exchange-client.ts';
+
+export const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+export interface ActorToken {
+  token: string;
+  type: string;
+}
+
+/** Where a plugin's actor token comes from, when it does not come with the request. */
+export interface ActorSource {
+  actor(): Promise<ActorToken>;
+}
+
+const unavailable = (message: string, cause?: unknown) => new GatewayError(502, 'GATEWAY_ACTOR_UNAVAILABLE', message, { cause });
+
+/**
+ * actor_mode=oauth_client: the gateway's own client_credentials token, minted at the token
+ * endpoint, reused until shortly before it expires; concurrent refreshes share one request.
+ */
+export class OAuthClientActor implements ActorSource {
+  readonly #params: TokenExchangeParams;
+  #current: TokenResponse | undefined;
+  #minting: Promise<TokenResponse> | undefined;
+
+  constructor(params: TokenExchangeParams) {
+    this.#params = params;
+  }
+
+  async actor(): Promise<ActorToken> {
+    const current = this.#current;
+    // Reused until 30 s before it expires; the next request after that mints a fresh one.
+    if (current && (current.expiresAt === undefined || Date.now() < current.expiresAt - 30_000)) return { token: current.accessToken, type: ACCESS_TOKEN_TYPE };
+    this.#minting ??= postTokenRequest(`${this.#params.serviceBaseUrl}/oauth2/tokens`, new URLSearchParams({ grant_type: 'client_credentials' }), this.#params.client, this.#params.timeoutMs, 'minting the gateway\'s client_credentials token')
+      .then((minted) => (this.#current = minted))
+      .catch((error: unknown) => {
+        throw error instanceof GatewayError ? new GatewayError(502, 'GATEWAY_ACTOR_UNAVAILABLE', error.message, { cause: error.cause }) : error;
+      })
+      .finally(() => (this.#minting = undefined));
+    return { token: (await this.#minting).accessToken, type: ACCESS_TOKEN_TYPE };
+  }
+}
+
+/** actor_mode=gate_svid, source file: re-read when its modification time changes, checked every reload interval. */
+export class SvidFileActor implements ActorSource {
+  readonly #path: string;
+  readonly #reloadMs: number;
+  #checkedAt = 0;
+  #mtime = -1;
+  #svid: string | undefined;
+
+  constructor(path: string, reloadMs: number) {
+    this.#path = path;
+    this.#reloadMs = reloadMs;
+  }
+
+  async actor(): Promise<ActorToken> {
+    if (Date.now() - this.#checkedAt >= this.#reloadMs || this.#svid === undefined) {
+      this.#checkedAt = Date.now();
+      try {
+        const info = await stat(this.#path);
+        if (info.mtimeMs !== this.#mtime || this.#svid === undefined) {
+          this.#svid = (await readFile(this.#path, 'utf8')).trim();
+          this.#mtime = info.mtimeMs;
+        }
+      } catch (error) {
+        this.#svid = undefined;
+        throw unavailable('the SVID file cannot be read', error);
+      }
+    }
+    if (!this.#svid) throw unavailable('the SVID file is empty');
+    return { token: this.#svid, type: JWT_TYPE };
+  }
+}
+
+/** actor_mode=gate_svid, source env: the variable as it is now. */
+export class SvidEnvActor implements ActorSource {
+  readonly #name: string;
+  constructor(name: string) {
+    this.#name = name;
+  }
+
+  async actor(): Promise<ActorToken> {
+    const svid = process.env[this.#name]?.trim();
+    if (!svid) throw unavailable(`the environment variable ${this.#name} holds no SVID`);
+    return { token: svid, type: JWT_TYPE };
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Delegated tokens by (plugin, subject hash, actor, parameters), until shortly before they
+ * expire; bounded, oldest first out; concurrent identical misses share one exchange.
+ */
+export class DelegatedTokenCache {
+  readonly #max: number;
+  readonly #entries = new Map<string, { token: string; freshUntil: number }>();
+  readonly #pending = new Map<string, Promise<string>>();
+
+  constructor(maxEntries: number) {
+    this.#max = maxEntries;
+  }
+
+  async get(key: string, exchange: () => Promise<{ token: string; expiresAt: number | undefined }>): Promise<string> {
+    const hit = this.#entries.get(key);
+    if (hit && hit.freshUntil > Date.now()) return hit.token;
+    if (hit) this.#entries.delete(key);
+    let pending = this.#pending.get(key);
+    if (!pending) {
+      pending = exchange()
+        .then(({ token, expiresAt }) => {
+          // Kept for 90 % of its remaining life, so no upstream ever sees it expire in flight.
+          if (expiresAt !== undefined) this.#store(key, token, Date.now() + (expiresAt - Date.now()) * 0.9);
+          return token;
+        })
+        .finally(() => this.#pending.delete(key));
+      this.#pending.set(key, pending);
+    }
+    return pending;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #store(key: string, token: string, freshUntil: number): void {
+    if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(key, { token, freshUntil });
+  }
+}

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { GatewayError } from '../proxy/gateway-error.ts';
+import type { PluginContext, RequestPlugin } from '../proxy/proxy-server.ts';
+import type { TokenExchangeParams } from '../config/token-exchange-params.ts';
+import { readToken, stripToken, type TokenLocation } from './credentials.ts';
+import { postTokenRequest } from './exchange-client.ts';
+import { ACCESS_TOKEN_TYPE, JWT_TYPE, OAuthClientActor, SvidEnvActor, SvidFileActor, type ActorSource, type ActorToken } from './actor-sources.ts';
+import { DelegatedTokenCache } from './delegated-token-cache.ts';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+function actorSource(params: TokenExchangeParams): ActorSource | undefined {
+  const actor = params.actor;
+  if (actor.mode === 'oauth_client') return new OAuthClientActor(params);
+  if (actor.mode === 'gate_svid' && actor.source === 'file') return new SvidFileActor(actor.filePath, actor.reloadMs);
+  if (actor.mode === 'gate_svid' && actor.source === 'env') return new SvidEnvActor(actor.envVar);
+  return undefined;
+}
+
+/**
+ * Spec §1, §4.1: swaps the caller's token for a delegated one before the request goes on.
+ * Every failure throws before a header is written, so nothing of the request leaves.
+ */
+export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: { workloadApi?: ActorSource } = {}): RequestPlugin {
+  const source = params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? sources.workloadApi : actorSource(params);
+  if (params.actor.mode !== 'request_actor' && !source) throw new TypeError(`plugin ${id}: no actor source for ${JSON.stringify(params.actor)}`);
+  const subjectAt: TokenLocation = { header: params.subject.header, cookie: params.subject.cookie };
+  const actorAt: TokenLocation | undefined = params.actor.mode === 'request_actor' ? { header: params.actor.header, cookie: params.actor.cookie } : undefined;
+  const cache = params.cache.enabled ? new DelegatedTokenCache(params.cache.maxEntries) : undefined;
+  const fixed = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', requested_token_type: params.requestedTokenType });
+  if (params.scope) fixed.set('scope', params.scope);
+  for (const audience of params.audience) fixed.append('audience', audience);
+  for (const resource of params.resource) fixed.append('resource', resource);
+  if (params.requestedExpiresIn) fixed.set('requested_expires_in', String(params.requestedExpiresIn));
+  const tokenUrl = `${params.serviceBaseUrl}/oauth2/tokens`;
+
+  async function exchange(subject: string, actor: ActorToken) {
+    const form = new URLSearchParams(fixed);
+    form.set('subject_token', subject);
+    form.set('subject_token_type', params.subject.tokenType ?? (subject.startsWith('eyJ') ? JWT_TYPE : ACCESS_TOKEN_TYPE));
+    form.set('actor_token', actor.token);
+    form.set('actor_token_type', actor.type);
+    const { accessToken, expiresAt } = await postTokenRequest(tokenUrl, form, params.client, params.timeoutMs, 'the token exchange');
+    return { token: accessToken, expiresAt };
+  }
+
+  return {
+    id,
+    enabled,
+    async run({ headers }: PluginContext) {
+      const subject = readToken(headers, subjectAt);
+      if (!subject) throw new GatewayError(401, 'GATEWAY_SUBJECT_MISSING', `the request carries no subject token (${params.subject.header ? `header ${params.subject.header}` : `cookie ${params.subject.cookie}`})`);
+      let actor: ActorToken;
+      if (actorAt) {
+        const token = readToken(headers, actorAt);
+        if (!token) throw new GatewayError(401, 'GATEWAY_ACTOR_MISSING', `the request carries no actor token (${actorAt.header ? `header ${actorAt.header}` : `cookie ${actorAt.cookie}`})`);
+        actor = { token, type: token.startsWith('eyJ') ? JWT_TYPE : ACCESS_TOKEN_TYPE };
+      } else {
+        actor = await source!.actor();
+      }
+      const key = `${id}:${sha256(subject)}:${sha256(actor.token)}`;
+      const delegated = cache ? await cache.get(key, () => exchange(subject, actor)) : (await exchange(subject, actor)).token;
+      if (params.subject.strip) stripToken(headers, subjectAt);
+      if (actorAt && params.actor.mode === 'request_actor' && params.actor.strip) stripToken(headers, actorAt);
+      headers[params.outputHeader.toLowerCase()] = `${params.outputPrefix}${delegated}`;
+    },
+  };
+}

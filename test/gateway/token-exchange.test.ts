@@ -1,0 +1,158 @@
+import { describe, it, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
+import { fileKey } from '../../src/gateway/config/config-error.ts';
+import { startGateway, type RunningGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { tokenExchangePlugin } from '../../src/gateway/token-exchange/token-exchange-plugin.ts';
+import { backends } from '../helpers/backends.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
+import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
+import { claims, createPerson, mintPersonToken, registerClient, type ClientCredentials } from '../helpers/oauth.ts';
+
+const JWT = 'urn:ietf:params:oauth:token-type:jwt';
+const codeOf = async (response: Response) => ((await response.json()) as { errors: { code: string }[] }).errors[0]!.code;
+const silent = pino({ level: 'silent' });
+
+/** A token endpoint that misbehaves on purpose: status, body and delay are the test's to set. */
+async function startBadTokenEndpoint(): Promise<{ url: string; set(status: number, body: string, delayMs?: number): void; close(): Promise<void> }> {
+  let answer = { status: 500, body: '{}', delayMs: 0 };
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    setTimeout(() => response.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body), answer.delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    set: (status, body, delayMs = 0) => (answer = { status, body, delayMs }),
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+describe('Gateway token-exchange plugin, end to end', () => {
+  let t: TestService;
+  let org: TestOrg;
+  let client: ClientCredentials;
+  let personToken: string;
+  let person: string;
+  let upstream: RecordingUpstream;
+  let jwks: JwksServer;
+  let bad: Awaited<ReturnType<typeof startBadTokenEndpoint>>;
+  const gateways: RunningGateway[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'gw-tx-'));
+
+  async function gatewayWith(parameters: Record<string, unknown>): Promise<RunningGateway> {
+    const config = readGatewayConfig({ port: 0, admin_port: 0, default_target: upstream.url, plugins: [{ type: 'token-exchange', id: 'tx', parameters }] }, fileKey);
+    const plugin = config.plugins[0]!;
+    const gateway = await startGateway(config, [tokenExchangePlugin(plugin.id, plugin.enabled, plugin.params)], silent);
+    gateways.push(gateway);
+    return gateway;
+  }
+  const oauthClient = () => ({
+    service_base_url: t.url, subject_header_with_token: 'Authorization', actor_mode: 'oauth_client',
+    oauth_client_id: client.id, oauth_client_secret: client.secret, requested_token_type: JWT,
+  });
+  const call = (gateway: RunningGateway, headers: Record<string, string> = {}) => fetch(`${gateway.url}/orders/1`, { headers });
+  /** Nothing that reached the upstream carries the caller's token. */
+  const noLeak = (...secrets: string[]) => {
+    for (const request of upstream.requests) for (const secret of secrets) assert.ok(!request.rawHeaders.join('\n').includes(secret), 'a caller token reached the upstream');
+  };
+
+  before(async () => {
+    jwks = await startJwksServer();
+    bad = await startBadTokenEndpoint();
+    upstream = await startRecordingUpstream();
+    t = await startTestService(backends()[0]!, { TESSERA_DEV: '1' });
+    org = await t.org();
+    client = await registerClient(t, org);
+    person = await createPerson(t, org);
+    personToken = await mintPersonToken(t, org, person, { scope: 'orders:read' });
+    await t.call('PATCH', '/organizations/config', { as: org, body: { svid_jwks_urls: { 'example.org': jwks.url }, allowed_spiffe_ids: ['spiffe://example.org/gateway'] } });
+  });
+  after(async () => {
+    for (const gateway of gateways) await gateway.close();
+    await Promise.all([t.close(), upstream.close(), jwks.close(), bad.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => (upstream.requests.length = 0));
+
+  it('oauth_client: the upstream gets the delegated JWT with the gateway in act, never the caller\'s token; a repeat is served from cache', async () => {
+    const gateway = await gatewayWith(oauthClient());
+    const first = await call(gateway, { authorization: `Bearer ${personToken}` });
+    assert.equal(first.status, 200);
+    const delegated = String(upstream.requests[0]!.headers.authorization).replace(/^Bearer /, '');
+    assert.deepEqual([claims(delegated).sub, claims(delegated).act], [person, { sub: client.id }]);
+    assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
+    assert.equal(upstream.requests[1]!.headers.authorization, `Bearer ${delegated}`, 'the same delegated token, from cache');
+    const exchanges = (await t.call('GET', '/audit/events?type=token.exchange&limit=100', { as: org })).body.result.length;
+    assert.equal(exchanges, 1, 'one exchange for two requests');
+    noLeak(personToken);
+  });
+
+  it('request_actor with a cookie subject: only that cookie and the actor header are removed', async () => {
+    const assistant = await createPerson(t, org);
+    const actorToken = await mintPersonToken(t, org, assistant);
+    const gateway = await gatewayWith({ service_base_url: t.url, subject_cookie_with_token: 'session', actor_mode: 'request_actor', actor_header_with_token: 'X-Actor', requested_token_type: JWT });
+    const response = await call(gateway, { cookie: `theme=dark; session=${personToken}; lang=en`, 'x-actor': actorToken });
+    assert.equal(response.status, 200);
+    const seen = upstream.requests[0]!.headers;
+    assert.equal(seen.cookie, 'theme=dark; lang=en');
+    assert.equal(seen['x-actor'], undefined);
+    assert.deepEqual(claims(String(seen.authorization).slice(7)).act, { sub: assistant });
+    noLeak(personToken, actorToken);
+  });
+
+  it('gate_svid from a file: re-read when replaced, 502 once it is gone', async () => {
+    const file = join(dir, 'svid.jwt');
+    const audience = [`${t.service.issuer}/oauth2/tokens`];
+    writeFileSync(file, await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience }));
+    const gateway = await gatewayWith({ ...oauthClient(), actor_mode: 'gate_svid', actor_svid_source: 'file', actor_svid_file_path: file, actor_svid_file_reload: '1ms', oauth_client_id: undefined, oauth_client_secret: undefined, cache_delegated_tokens: false });
+    assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
+    assert.deepEqual(claims(String(upstream.requests[0]!.headers.authorization).slice(7)).act, { sub: 'spiffe://example.org/gateway' });
+    writeFileSync(file, await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience, jti: 'second' }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
+    rmSync(file);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const gone = await call(gateway, { authorization: `Bearer ${personToken}` });
+    assert.deepEqual([gone.status, await codeOf(gone)], [502, 'GATEWAY_ACTOR_UNAVAILABLE']);
+    assert.equal(upstream.requests.length, 2);
+    noLeak(personToken);
+  });
+
+  // Every case sends the person's token unless it says otherwise (a function, as the token is minted in before()).
+  const subjectOnly = () => ({ authorization: `Bearer ${personToken}` });
+  const faults: [string, () => Promise<Record<string, unknown>>, () => Record<string, string>, number, string][] = [
+    ['no subject token', async () => oauthClient(), () => ({}), 401, 'GATEWAY_SUBJECT_MISSING'],
+    ['no request actor', async () => ({ ...oauthClient(), actor_mode: 'request_actor', actor_header_with_token: 'X-Actor', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 401, 'GATEWAY_ACTOR_MISSING'],
+    ['a token endpoint that is down', async () => ({ ...oauthClient(), service_base_url: 'http://127.0.0.1:1' }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
+    ['a rejected client_credentials mint', async () => ({ ...oauthClient(), oauth_client_secret: 'tcs_wrong' }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
+    ['a token endpoint refusing the exchange (400)', async () => ({ ...oauthClient(), actor_mode: 'request_actor', actor_header_with_token: 'X-Actor', oauth_client_id: undefined, oauth_client_secret: undefined }), () => ({ ...subjectOnly(), 'x-actor': 'not-a-token' }), 502, 'GATEWAY_TOKEN_ENDPOINT_REFUSED'],
+    ['a token endpoint answering 500', async () => (bad.set(500, '{"error":"server_error"}'), { ...oauthClient(), service_base_url: bad.url, actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_REFUSED'],
+    ['malformed JSON from the token endpoint', async () => (bad.set(200, '{"access_token": '), { ...oauthClient(), service_base_url: bad.url, actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_MALFORMED'],
+    ['a token answer without access_token', async () => (bad.set(200, '{"token_type":"Bearer"}'), { ...oauthClient(), service_base_url: bad.url, actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_MALFORMED'],
+    ['a token endpoint slower than upstream_request_timeout', async () => (bad.set(200, '{"access_token":"x"}', 1_000), { ...oauthClient(), service_base_url: bad.url, upstream_request_timeout: '200ms', actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_TIMEOUT'],
+    ['an unset SVID variable', async () => ({ ...oauthClient(), actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID_UNSET', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
+    ['a missing SVID file', async () => ({ ...oauthClient(), actor_mode: 'gate_svid', actor_svid_source: 'file', actor_svid_file_path: join(dir, 'absent.jwt'), oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
+    ['an empty SVID file', async () => (writeFileSync(join(dir, 'empty.jwt'), ''), { ...oauthClient(), actor_mode: 'gate_svid', actor_svid_source: 'file', actor_svid_file_path: join(dir, 'empty.jwt'), oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
+  ];
+  for (const [name, parameters, headers, status, code] of faults) {
+    it(`answers ${status} ${code} for ${name}, and the upstream receives nothing`, async () => {
+      process.env.TEST_SVID = 'eyJhbGciOiJFUzI1NiJ9.e30.sig';
+      const given = Object.fromEntries(Object.entries(await parameters()).filter(([, v]) => v !== undefined));
+      const gateway = await gatewayWith(given);
+      const response = await call(gateway, headers());
+      assert.equal(response.status, status);
+      assert.equal(await codeOf(response), code);
+      assert.equal(upstream.requests.length, 0);
+    });
+  }
+});

@@ -1,13 +1,15 @@
 import { ConfigError } from './config/service-config.ts';
 import { ConflictError, StorageUnavailableError } from './store/store.ts';
 import { InvalidArgumentError } from './organizations/create-organization.ts';
+import { GatewayConfigError } from './gateway/config/config-error.ts';
 import { UsageError, type Command } from './commands/command.ts';
 import { serviceCommand } from './commands/service.ts';
 import { createOrgCommand } from './commands/create-org.ts';
 import { demoCommand } from './commands/demo.ts';
 import { rotateKeysCommand } from './commands/rotate-keys.ts';
+import { gatewayCommand } from './commands/gateway.ts';
 
-const commands: readonly Command[] = [serviceCommand, createOrgCommand, rotateKeysCommand, demoCommand];
+const commands: readonly Command[] = [serviceCommand, gatewayCommand, createOrgCommand, rotateKeysCommand, demoCommand];
 
 const overview = `Usage: tessera <command> [options]
 
@@ -42,7 +44,7 @@ async function main(args: string[]): Promise<number> {
     return 0;
   } catch (error) {
     process.stderr.write(`tessera ${found.command.name}: ${explain(error)}\n`);
-    return error instanceof UsageError || error instanceof ConfigError || error instanceof InvalidArgumentError ? 2 : 1;
+    return error instanceof UsageError || error instanceof ConfigError || error instanceof InvalidArgumentError || error instanceof GatewayConfigError ? 2 : 1;
   }
 }
 

@@ -50,11 +50,17 @@ describe('tessera CLI', () => {
   });
 
   it('has --help on every command', async () => {
-    for (const args of [['--help'], ['service', '--help'], ['admin', 'create-org', '--help'], ['demo', '--help']]) {
+    for (const args of [['--help'], ['service', '--help'], ['gateway', '--help'], ['admin', 'create-org', '--help'], ['admin', 'rotate-keys', '--help'], ['demo', '--help']]) {
       const result = await runCli(args);
       assert.equal(result.code, 0, args.join(' '));
       assert.match(result.stdout, /^Usage: tessera/);
     }
+  });
+
+  it('refuses to start the gateway on bad configuration, naming the key', async () => {
+    const result = await runCli(['gateway'], { GATEWAY_PLUGINS_0_TYPE: 'token-exchange', GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: 'oauth_client' });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: is required/);
   });
 
   it('refuses to start the service on bad configuration, naming the variable', async () => {

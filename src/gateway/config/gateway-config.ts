@@ -26,12 +26,15 @@ export interface GatewayConfig {
   defaultTarget?: string;
   /** How long an upstream may take to answer with headers (504 after). */
   upstreamTimeoutMs: number;
+  logLevel: (typeof LOG_LEVELS)[number];
   urls: UrlRule[];
   /** In execution order (the order of N). */
   plugins: PluginConfig[];
 }
 
-export const gatewayDefaults = Object.freeze({ port: 8000, adminPort: 8001, host: '127.0.0.1', upstreamTimeoutMs: 30_000 });
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const gatewayDefaults = Object.freeze({ port: 8000, adminPort: 8001, host: '127.0.0.1', upstreamTimeoutMs: 30_000, logLevel: 'info' as const });
 
 type Tree = Record<string, unknown>;
 
@@ -46,7 +49,7 @@ export function environmentTree(env: Record<string, string | undefined>): Tree {
     if (!name.startsWith('GATEWAY_') || value === undefined || value === '') continue;
     const rest = name.slice('GATEWAY_'.length);
     let m: RegExpExecArray | null;
-    if (['PORT', 'ADMIN_PORT', 'HOST', 'DEFAULT_TARGET', 'UPSTREAM_TIMEOUT'].includes(rest)) tree[rest.toLowerCase()] = value;
+    if (['PORT', 'ADMIN_PORT', 'HOST', 'DEFAULT_TARGET', 'UPSTREAM_TIMEOUT', 'LOG_LEVEL'].includes(rest)) tree[rest.toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_(PATTERN|TARGET)$/.exec(rest))) entry('urls', Number(m[1]))[m[2]!.toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_PLUGINS_(.+)_ENABLED$/.exec(rest))) ((entry('urls', Number(m[1])).plugins ??= {}) as Tree)[m[2]!.toLowerCase()] = { enabled: value };
     else if ((m = /^PLUGINS_(\d+)_(TYPE|ID|ENABLED)$/.exec(rest))) entry('plugins', Number(m[1]))[m[2]!.toLowerCase()] = value;
@@ -89,7 +92,7 @@ function numbered(value: unknown, name: string): [number, unknown][] {
 
 export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   for (const name of Object.keys(tree)) {
-    if (!['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'urls', 'plugins'].includes(name)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
+    if (!['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'log_level', 'urls', 'plugins'].includes(name)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
   }
   const port = readPort(tree.port, gatewayDefaults.port, key(['port']));
   const adminPort = readPort(tree.admin_port, gatewayDefaults.adminPort, key(['admin_port']));
@@ -97,6 +100,8 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   const host = tree.host === undefined ? gatewayDefaults.host : String(tree.host);
   const upstreamTimeoutMs = tree.upstream_timeout === undefined ? gatewayDefaults.upstreamTimeoutMs : parseDuration(String(tree.upstream_timeout));
   if (upstreamTimeoutMs === undefined) throw new GatewayConfigError(key(['upstream_timeout']), 'must be a duration such as 500ms, 5s or 1m');
+  const logLevel = (tree.log_level ?? gatewayDefaults.logLevel) as GatewayConfig['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new GatewayConfigError(key(['log_level']), `must be one of ${LOG_LEVELS.join(', ')}`);
 
   const plugins: PluginConfig[] = [];
   for (const [n, raw] of numbered(tree.plugins, key(['plugins']))) {
@@ -127,7 +132,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     urls.push({ pattern, target, plugins: overrides });
   }
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
-  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, urls, plugins };
+  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, logLevel, urls, plugins };
 }
 
 function objectAt(value: unknown, name: string): Tree {

@@ -1,0 +1,18 @@
+import type { GatewayConfig } from './config/gateway-config.ts';
+import type { RequestPlugin } from './proxy/proxy-server.ts';
+import { tokenExchangePlugin } from './token-exchange/token-exchange-plugin.ts';
+import { WorkloadApiActor } from './token-exchange/workload-api/workload-api-actor.ts';
+
+/** One plugin instance per configured plugin, in execution order. */
+export function buildPlugins(config: GatewayConfig): RequestPlugin[] {
+  return config.plugins.map(({ id, enabled, params }) => {
+    const actor = params.actor;
+    if (actor.mode === 'gate_svid' && actor.source === 'workload_api') {
+      // The service checks the SVID's aud against its token endpoint, so that is the default ask.
+      const workloadApi = new WorkloadApiActor({ socket: actor.socket, audience: actor.audience ?? `${params.serviceBaseUrl}/oauth2/tokens` });
+      const plugin = tokenExchangePlugin(id, enabled, params, { workloadApi });
+      return { ...plugin, close: async () => workloadApi.close() };
+    }
+    return tokenExchangePlugin(id, enabled, params);
+  });
+}

@@ -5,6 +5,8 @@ import { describe } from '../store/open-store.ts';
 import { newId } from '../crypto/ids.ts';
 import type { Store } from '../store/store.ts';
 import { closeOnSignals, parseOptions, type Command } from './command.ts';
+import { startEchoUpstream } from '../demo/echo-upstream.ts';
+import { prepareDemoDelegation, startDemoGateway } from '../demo/demo-gateway.ts';
 
 const DEMO_ORG = 'demo';
 const DEMO_KEY = 'npm-start';
@@ -17,8 +19,10 @@ export const demoCommand: Command = {
 
 Starts the service in development mode on the embedded SQLite database
 (./data/tessera.db), creates the organisation "${DEMO_ORG}" with one person on the first run
-(and finds them again on later runs), issues a fresh admin key, and prints a curl
-command that uses it. Every variable of "tessera service" still applies; the demo
+(and finds them again on later runs), issues a fresh admin key, and starts the gateway
+(GATEWAY_PORT, default 8000; admin GATEWAY_ADMIN_PORT, 8001) with one token-exchange
+plugin in front of an echo upstream. Prints a curl for the API and one through the
+gateway that shows the delegated token the upstream received. Every variable of "tessera service" still applies; the demo
 only changes these defaults: TESSERA_DEV=1, TESSERA_LOG_LEVEL=warn.
 `,
   async run(args) {
@@ -28,9 +32,17 @@ only changes these defaults: TESSERA_DEV=1, TESSERA_LOG_LEVEL=warn.
     const given = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ''));
     const { config, warnings } = loadServiceConfig({ TESSERA_DEV: '1', TESSERA_LOG_LEVEL: 'warn', ...given });
     const service = await startService(config);
-    closeOnSignals(() => service.close());
-    const { orgId, apiKey, created } = await ensureDemoOrganization(service.store);
+    const { orgId, apiKey, created, personId } = await ensureDemoOrganization(service.store);
+    const { client, personToken } = await prepareDemoDelegation(service, orgId, apiKey, personId);
+    const echo = await startEchoUpstream();
+    const gateway = await startDemoGateway(service.url, echo.url, client);
+    closeOnSignals(async () => {
+      await gateway.close();
+      await echo.close();
+      await service.close();
+    });
     const curl = `curl -s ${service.url}/persons -H 'Service-OrgID: ${orgId}' -H 'Service-API-Key: ${apiKey}'`;
+    const delegated = `curl -s ${gateway.url}/orders/42 -H 'Authorization: Bearer ${personToken}'`;
     process.stdout.write(
       [
         '',
@@ -42,8 +54,14 @@ only changes these defaults: TESSERA_DEV=1, TESSERA_LOG_LEVEL=warn.
         '                (shown once; each start issues a new one and revokes the previous)',
         ...warnings.map((w) => `  warning       ${w}`),
         '',
+        `  gateway       ${gateway.url}  (admin: ${gateway.adminUrl}/healthz) → echo upstream ${echo.url}`,
+        '',
         'List the persons of the demo organisation:',
         `  ${curl}`,
+        '',
+        "Call the upstream through the gateway as ada (a person JWT); the echo shows what arrived:",
+        'the delegated token, with the gateway\'s client in its act claim, and not ada\'s own token.',
+        `  ${delegated}`,
         '',
         'Press Ctrl+C to stop.',
         '',
@@ -52,17 +70,22 @@ only changes these defaults: TESSERA_DEV=1, TESSERA_LOG_LEVEL=warn.
   },
 };
 
-async function ensureDemoOrganization(store: Store): Promise<{ orgId: string; apiKey: string; created: boolean }> {
+async function ensureDemoOrganization(store: Store): Promise<{ orgId: string; apiKey: string; created: boolean; personId: string }> {
   const existing = await store.getOrganizationByName(DEMO_ORG);
-  if (existing) return { orgId: existing.id, apiKey: await replaceAdminKey(store, existing.id, DEMO_KEY), created: false };
+  if (existing) {
+    const person = await store.findPersonByHandle(existing.id, { type: 'email_address', value: DEMO_PERSON });
+    if (!person) throw new Error(`the demo organisation has lost ${DEMO_PERSON}; delete ./data to start the demo afresh`);
+    return { orgId: existing.id, apiKey: await replaceAdminKey(store, existing.id, DEMO_KEY), created: false, personId: person.id };
+  }
   const { org, apiKey } = await createOrganization(store, DEMO_ORG, DEMO_KEY);
+  const personId = newId('per');
   await store.createPerson({
-    id: newId('per'),
+    id: personId,
     orgId: org.id,
     handles: [{ type: 'email_address', value: DEMO_PERSON }],
     roles: ['verifier'],
     console: true,
     createdAt: Date.now(),
   });
-  return { orgId: org.id, apiKey, created: true };
+  return { orgId: org.id, apiKey, created: true, personId };
 }

@@ -36,6 +36,7 @@ describe('Gateway configuration', () => {
   it('reads an oauth_client plugin with every default of spec §2.1', () => {
     const config = loadGatewayConfig({ env: base });
     assert.deepEqual([config.port, config.adminPort, config.host, config.urls, config.defaultTarget, config.upstreamTimeoutMs], [8000, 8001, '127.0.0.1', [], undefined, 30_000]);
+    assert.equal(config.logLevel, 'info');
     assert.deepEqual(config.plugins, [{
       id: 'token-exchange-0', type: 'token-exchange', enabled: true,
       params: {

@@ -14,6 +14,8 @@ import { startTestService, type TestOrg, type TestService } from '../helpers/ser
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
 import { claims, createPerson, mintPersonToken, registerClient, type ClientCredentials } from '../helpers/oauth.ts';
+import { FakeAgent } from '../helpers/workload-agent.ts';
+import { buildPlugins } from '../../src/gateway/build-plugins.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 const codeOf = async (response: Response) => ((await response.json()) as { errors: { code: string }[] }).errors[0]!.code;
@@ -130,6 +132,45 @@ describe('Gateway token-exchange plugin, end to end', () => {
 
   // Every case sends the person's token unless it says otherwise (a function, as the token is minted in before()).
   const subjectOnly = () => ({ authorization: `Bearer ${personToken}` });
+  it('gate_svid from the SPIFFE Workload API: a real agent on a unix socket; down or SVID-less is 502, a restart recovers', async () => {
+    const audience = [`${t.service.issuer}/oauth2/tokens`];
+    const agent = new FakeAgent(join(dir, 'agent.sock'));
+    const svid = await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience });
+    agent.respond = () => ({ svids: [{ spiffe_id: 'spiffe://example.org/gateway', svid, hint: '' }] });
+    const withAgent = async (socket: string) => {
+      const config = readGatewayConfig({ port: 0, admin_port: 0, default_target: upstream.url, plugins: [{ type: 'token-exchange', id: 'wl', parameters: {
+        service_base_url: t.url, subject_header_with_token: 'Authorization', actor_mode: 'gate_svid', actor_svid_source: 'workload_api',
+        actor_workload_api_socket: `unix://${socket}`, requested_token_type: JWT, cache_delegated_tokens: false,
+      } }] }, fileKey);
+      const gateway = await startGateway(config, buildPlugins(config), silent);
+      gateways.push(gateway);
+      return gateway;
+    };
+    // No agent listening yet: the actor cannot be produced.
+    const early = await withAgent(agent.path);
+    const down = await call(early, { authorization: `Bearer ${personToken}` });
+    assert.deepEqual([down.status, await codeOf(down)], [502, 'GATEWAY_ACTOR_UNAVAILABLE']);
+    assert.equal(upstream.requests.length, 0);
+    await agent.start();
+    try {
+      const gateway = await withAgent(agent.path);
+      assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
+      assert.deepEqual(claims(String(upstream.requests[0]!.headers.authorization).slice(7)).act, { sub: 'spiffe://example.org/gateway' });
+      assert.deepEqual(agent.received[0]!.audience, audience, 'the SVID is asked for the service\'s token endpoint');
+      assert.deepEqual(agent.received[0]!.securityHeader, ['true']);
+      // Restarted, and now answering without an SVID: a gateway that holds none gets 502.
+      agent.stop();
+      agent.respond = () => ({ svids: [] });
+      await agent.start();
+      const empty = await call(await withAgent(agent.path), { authorization: `Bearer ${personToken}` });
+      assert.deepEqual([empty.status, await codeOf(empty)], [502, 'GATEWAY_ACTOR_UNAVAILABLE']);
+      assert.equal(upstream.requests.length, 1, 'nothing more reached the upstream');
+      noLeak(personToken, svid);
+    } finally {
+      agent.stop();
+    }
+  });
+
   const faults: [string, () => Promise<Record<string, unknown>>, () => Record<string, string>, number, string][] = [
     ['no subject token', async () => oauthClient(), () => ({}), 401, 'GATEWAY_SUBJECT_MISSING'],
     ['no request actor', async () => ({ ...oauthClient(), actor_mode: 'request_actor', actor_header_with_token: 'X-Actor', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 401, 'GATEWAY_ACTOR_MISSING'],

@@ -4,63 +4,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
-import { WORKLOAD_PROTO_OPTIONS, WORKLOAD_PROTO_PATH, WorkloadApiActor } from '../../src/gateway/token-exchange/workload-api/workload-api-actor.ts';
+import { WorkloadApiActor } from '../../src/gateway/token-exchange/workload-api/workload-api-actor.ts';
+import { FakeAgent } from '../helpers/workload-agent.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 /** A JWT-shaped string; nothing in the module verifies the signature. */
 const makeSvid = (sub: string, expMs: number, iatMs?: number) =>
   `${b64({ alg: 'ES256', typ: 'JWT' })}.${b64({ sub, exp: Math.floor(expMs / 1000), ...(iatMs === undefined ? {} : { iat: Math.floor(iatMs / 1000) }) })}.c2lnbmF0dXJl`;
-
-const serviceDefinition = (() => {
-  const definition = grpc.loadPackageDefinition(protoLoader.loadSync(WORKLOAD_PROTO_PATH, WORKLOAD_PROTO_OPTIONS));
-  const service = (definition['SpiffeWorkloadAPI'] as grpc.GrpcObject)['SpiffeWorkloadAPI'] as grpc.ServiceClientConstructor;
-  return service.service;
-})();
-
-interface Received {
-  securityHeader: grpc.MetadataValue[];
-  audience: string[];
-  spiffeId: string;
-}
-
-/** A real grpc-js Workload API agent on a unix socket; `respond` decides each answer. */
-class FakeAgent {
-  readonly path: string;
-  readonly received: Received[] = [];
-  respond: () => { svids: { spiffe_id: string; svid: string; hint: string }[] } = () => ({ svids: [] });
-  delayMs = 0;
-  #server: grpc.Server | undefined;
-
-  constructor(path: string) {
-    this.path = path;
-  }
-
-  get calls(): number {
-    return this.received.length;
-  }
-
-  async start(): Promise<void> {
-    const server = new grpc.Server();
-    server.addService(serviceDefinition, {
-      FetchJWTSVID: (call: grpc.ServerUnaryCall<{ audience: string[]; spiffe_id: string }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-        this.received.push({ securityHeader: call.metadata.get('workload.spiffe.io'), audience: call.request.audience, spiffeId: call.request.spiffe_id });
-        const answer = this.respond();
-        setTimeout(() => callback(null, answer), this.delayMs);
-      },
-    });
-    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${this.path}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
-    this.#server = server;
-  }
-
-  stop(): void {
-    this.#server?.forceShutdown();
-    this.#server = undefined;
-  }
-}
 
 const assertUnavailable = async (promise: Promise<unknown>, message?: RegExp) => {
   const error = await promise.then(

@@ -2,10 +2,12 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { apiBenchmark } from './api.ts';
 import { tokenBenchmark } from './token.ts';
+import { gatewayBenchmark } from './gateway.ts';
 
 const benchmarks: Record<string, (options: { seconds: number; postgresUrl?: string }) => Promise<string>> = {
   api: apiBenchmark,
   token: tokenBenchmark,
+  gateway: gatewayBenchmark,
 };
 
 const { values, positionals } = parseArgs({

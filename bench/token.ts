@@ -68,7 +68,7 @@ interface Setup {
 }
 
 /** An organisation, a gateway client, its actor token and 10,000 distinct person JWTs. */
-async function prepare(service: ServiceProcess, env: Record<string, string>): Promise<Setup> {
+export async function prepare(service: ServiceProcess, env: Record<string, string>): Promise<Setup> {
   const { org_id, api_key } = await runCliJson(['admin', 'create-org', '--name', 'bench', '--json'], env);
   const headers = { 'service-orgid': org_id, 'service-api-key': api_key, 'content-type': 'application/json' };
   const api = async (path: string, body: unknown) => {
@@ -91,6 +91,6 @@ async function prepare(service: ServiceProcess, env: Record<string, string>): Pr
   return { tokenUrl, clientId: client.client_id, clientSecret: client.client_secret, actorToken: access_token, subjects };
 }
 
-function basic(id: string, secret: string): string {
+export function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }

@@ -17,19 +17,30 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** A fresh body per request, for writes that must not collide. */
   body?: () => string;
+  /** Fresh headers per request (merged over `headers`), e.g. a distinct subject token each time. */
+  perRequestHeaders?: () => Record<string, string>;
   connections?: number;
   seconds?: number;
 }
 
 /** Drives one endpoint with autocannon (bounded in time) and summarises it. */
-export async function load({ name, url, method = 'GET', headers = {}, body, connections = 50, seconds = 10 }: LoadOptions): Promise<LoadResult> {
+export async function load({ name, url, method = 'GET', headers = {}, body, perRequestHeaders, connections = 50, seconds = 10 }: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url,
     method,
     headers,
     connections,
     duration: seconds,
-    requests: body ? [{ method, headers, setupRequest: (request) => ({ ...request, body: body() }) }] : undefined,
+    requests: body || perRequestHeaders
+      ? [{
+          method, headers,
+          setupRequest: (request) => ({
+            ...request,
+            ...(body ? { body: body() } : {}),
+            ...(perRequestHeaders ? { headers: { ...headers, ...perRequestHeaders() } } : {}),
+          }),
+        }]
+      : undefined,
   });
   return {
     name,

@@ -69,8 +69,14 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
     }
     const out: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name)) out[name] = value;
+    // A client that hung up is routine (a load balancer's timeout, a closed tab): free the
+    // upstream body and move on, at debug level rather than a stack per request.
+    if (response.destroyed) {
+      upstream.body.destroy();
+      return upstream.statusCode;
+    }
     response.writeHead(upstream.statusCode, out);
-    await pipeline(upstream.body, response).catch((error: unknown) => log.warn({ err: error }, 'upstream response interrupted'));
+    await pipeline(upstream.body, response).catch((error: unknown) => log.debug({ code: (error as NodeJS.ErrnoException).code }, 'response not delivered: the client went away'));
     return upstream.statusCode;
   }
 

@@ -1,0 +1,100 @@
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startServiceProcess } from './lib/service-process.ts';
+import { startProcess, node, portEnv, type BenchProcess } from './lib/process.ts';
+import { load, table, type LoadResult } from './lib/load.ts';
+import { prepare } from './token.ts';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const cli = here('../src/cli.ts');
+const JWT = 'urn:ietf:params:oauth:token-type:jwt';
+
+type Row = LoadResult & { rssMiB?: number };
+
+function nginxAvailable(): boolean {
+  try {
+    execFileSync('nginx', ['-v'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** nginx with one worker (the gateway is one process too), proxy_pass with upstream keepalive. */
+function startNginx(upstream: string): Promise<BenchProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
+  for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
+  return startProcess('nginx', (port) => {
+    writeFileSync(join(dir, 'nginx.conf'), `worker_processes 1; daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream u { server ${new URL(upstream).host}; keepalive 128; }
+  server { listen 127.0.0.1:${port}; location / { proxy_pass http://u; proxy_http_version 1.1; proxy_set_header Connection ""; } } }
+`);
+    return ['-c', join(dir, 'nginx.conf'), '-p', dir];
+  }, () => ({}));
+}
+
+/**
+ * The gateway against nginx and @fastify/http-proxy, side by side in one run: direct to the
+ * upstream, the three proxies without auth, then the gateway's token exchange on a cache hit
+ * (one subject) and on misses (cache off, 10,000 distinct subjects).
+ */
+export async function gatewayBenchmark(options: { seconds: number }): Promise<string> {
+  const rows: Row[] = [];
+  const upstream = await startProcess(process.execPath, node(here('./peers/upstream-server.ts')), portEnv());
+  const drive = async (name: string, url: string, proc?: BenchProcess, headers: Record<string, string> = {}, perRequestHeaders?: () => Record<string, string>) => {
+    const result = await load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) });
+    rows.push({ ...result, ...(proc ? { rssMiB: proc.rssMiB() } : {}) });
+  };
+  try {
+    await drive('direct to the upstream', `${upstream.url}/orders/1`);
+    if (nginxAvailable()) {
+      const nginx = await startNginx(upstream.url);
+      await drive('nginx 1 worker, proxy_pass keepalive', `${nginx.url}/orders/1`, nginx).finally(() => nginx.stop());
+    } else {
+      process.stderr.write('nginx not installed (apt-get install nginx): its row is skipped\n');
+    }
+    const fastifyProxy = await startProcess(process.execPath, node(here('./peers/fastify-proxy.ts')), portEnv({ UPSTREAM: upstream.url }));
+    await drive('@fastify/http-proxy, no auth', `${fastifyProxy.url}/orders/1`, fastifyProxy).finally(() => fastifyProxy.stop());
+
+    const gatewayEnv = (extra: Record<string, string>) => ({ GATEWAY_DEFAULT_TARGET: upstream.url, GATEWAY_ADMIN_PORT: '0', GATEWAY_LOG_LEVEL: 'warn', ...extra });
+    const plain = await startGatewayProcess(gatewayEnv({}));
+    await drive('tessera gateway, no plugin', `${plain.url}/orders/1`, plain).finally(() => plain.stop());
+
+    const database = `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-gw-')), 'db.sqlite')}`;
+    const service = await startServiceProcess({ TESSERA_DATABASE: database });
+    try {
+      const setup = await prepare(service, { TESSERA_DATABASE: database });
+      const plugin = (cache: boolean) => gatewayEnv({
+        GATEWAY_PLUGINS_0_TYPE: 'token-exchange',
+        GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: service.url,
+        GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: 'Authorization',
+        GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: 'oauth_client',
+        GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: setup.clientId,
+        GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: setup.clientSecret,
+        GATEWAY_PLUGINS_0_PARAMETERS_REQUESTED_TOKEN_TYPE: JWT,
+        GATEWAY_PLUGINS_0_PARAMETERS_CACHE_DELEGATED_TOKENS: String(cache),
+      });
+      const hit = await startGatewayProcess(plugin(true));
+      await drive('tessera gateway, token exchange, cache hit', `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
+      const miss = await startGatewayProcess(plugin(false));
+      let next = 0;
+      await drive('tessera gateway, token exchange, cache miss (distinct subjects)', `${miss.url}/orders/1`, miss, {}, () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` }))
+        .finally(() => miss.stop());
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await upstream.stop();
+  }
+  return table(rows).replace('service RSS MiB', 'proxy RSS MiB');
+}
+
+/** tessera gateway on a free port; ready once its proxy port answers. */
+function startGatewayProcess(env: Record<string, string>): Promise<BenchProcess> {
+  return startProcess(process.execPath, () => ['--disable-warning=ExperimentalWarning', cli, 'gateway'], (port) => ({ ...env, GATEWAY_PORT: String(port) }), '/orders/1');
+}

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { hashSecret, newId } from '../../crypto/ids.ts';
-import type { Store } from '../../store/store.ts';
 import type { TokenContext } from './context.ts';
 import type { ActClaim } from '../../store/types.ts';
-import { SIGNING_ALG, type KeyRing } from '../keys/key-ring.ts';
+import { SIGNING_ALG } from '../keys/key-ring.ts';
 import { OPAQUE_PREFIX } from './token-types.ts';
 
 export interface Grant {
@@ -25,23 +24,20 @@ export interface Grant {
 
 /** Mints this server's tokens: opaque (stored as a hash) or RFC 9068 JWT access tokens. */
 export class TokenIssuer {
-  readonly #store: Store;
-  readonly #keys: KeyRing;
-  readonly #issuer: () => string;
-  readonly #now: () => number;
+  readonly #ctx: TokenContext;
 
-  constructor({ store, keys, issuer, now }: TokenContext) {
-    [this.#store, this.#keys, this.#issuer, this.#now] = [store, keys, issuer, now];
+  constructor(context: TokenContext) {
+    this.#ctx = context;
   }
 
   get issuer(): string {
-    return this.#issuer();
+    return this.#ctx.issuer();
   }
 
   async opaque(grant: Grant): Promise<string> {
     const value = `${OPAQUE_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const now = this.#now();
-    await this.#store.insertToken({
+    const now = this.#ctx.now();
+    await this.#ctx.store.insertToken({
       hash: hashSecret(value), orgId: grant.orgId, clientId: grant.clientId ?? null, subject: grant.subject, scope: grant.scope,
       audience: grant.audience ?? [], resource: grant.resource ?? [], act: grant.act ?? null, mayAct: grant.mayAct ?? null,
       parentHash: grant.parentHash ?? null,
@@ -51,8 +47,8 @@ export class TokenIssuer {
   }
 
   async jwt(grant: Grant): Promise<string> {
-    const { kid, privateKey } = await this.#keys.signingKey();
-    const iat = Math.floor(this.#now() / 1000);
+    const { kid, privateKey } = await this.#ctx.keys.signingKey();
+    const iat = Math.floor(this.#ctx.now() / 1000);
     const claims: Record<string, unknown> = { oid: grant.orgId };
     if (grant.clientId) claims.client_id = grant.clientId;
     if (grant.scope) claims.scope = grant.scope;
@@ -60,9 +56,9 @@ export class TokenIssuer {
     if (grant.mayAct) claims.may_act = grant.mayAct;
     return new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'at+jwt' })
-      .setIssuer(this.#issuer())
+      .setIssuer(this.#ctx.issuer())
       .setSubject(grant.subject)
-      .setAudience(this.#issuer())
+      .setAudience(this.#ctx.issuer())
       .setIssuedAt(iat)
       .setExpirationTime(iat + grant.lifetimeSeconds)
       .setJti(newId('jti').slice(4))

@@ -1,9 +1,8 @@
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { hashSecret } from '../../crypto/ids.ts';
-import type { Store } from '../../store/store.ts';
 import type { TokenContext } from './context.ts';
 import type { ActClaim, OpaqueToken } from '../../store/types.ts';
-import { SIGNING_ALG, type KeyRing } from '../keys/key-ring.ts';
+import { SIGNING_ALG } from '../keys/key-ring.ts';
 
 /** A token of this server, verified and current. */
 export interface OwnToken {
@@ -33,13 +32,10 @@ const MAX_JWT_LENGTH = 8_192;
 
 /** Verifies this server's JWTs against its key ring and looks opaque tokens up by hash. */
 export class TokenReader {
-  readonly #store: Store;
-  readonly #keys: KeyRing;
-  readonly #issuer: () => string;
-  readonly #now: () => number;
+  readonly #ctx: TokenContext;
 
-  constructor({ store, keys, issuer, now }: TokenContext) {
-    [this.#store, this.#keys, this.#issuer, this.#now] = [store, keys, issuer, now];
+  constructor(context: TokenContext) {
+    this.#ctx = context;
   }
 
   async jwt(value: string): Promise<OwnToken> {
@@ -47,12 +43,12 @@ export class TokenReader {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(value, async (header) => {
-        const key = header.kid ? await this.#keys.verificationKey(header.kid) : undefined;
+        const key = header.kid ? await this.#ctx.keys.verificationKey(header.kid) : undefined;
         if (!key) throw new TokenRejected('is signed with a key this server does not know');
         return key;
       }, {
-        issuer: this.#issuer(), typ: 'at+jwt', algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'iat', 'oid'],
-        currentDate: new Date(this.#now()), clockTolerance: 5,
+        issuer: this.#ctx.issuer(), typ: 'at+jwt', algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'iat', 'oid'],
+        currentDate: new Date(this.#ctx.now()), clockTolerance: 5,
       }));
     } catch (error) {
       throw error instanceof TokenRejected ? error : new TokenRejected(describeJoseError(error));
@@ -66,11 +62,11 @@ export class TokenReader {
   }
 
   async opaque(value: string): Promise<OwnToken> {
-    const record = value.length <= 128 ? await this.#store.findToken(hashSecret(value)) : undefined;
+    const record = value.length <= 128 ? await this.#ctx.store.findToken(hashSecret(value)) : undefined;
     if (!record) throw new TokenRejected('is not a token of this server');
     if (record.revokedAt !== null) throw new TokenRejected('has been revoked');
-    if (record.expiresAt <= this.#now()) throw new TokenRejected('has expired');
-    if (record.parentHash !== null && (await this.#store.isLineageRevoked(record.parentHash))) {
+    if (record.expiresAt <= this.#ctx.now()) throw new TokenRejected('has expired');
+    if (record.parentHash !== null && (await this.#ctx.store.isLineageRevoked(record.parentHash))) {
       throw new TokenRejected('was exchanged from a token that has been revoked');
     }
     return {

@@ -10,8 +10,7 @@ export function buildPlugins(config: GatewayConfig): RequestPlugin[] {
     if (actor.mode === 'gate_svid' && actor.source === 'workload_api') {
       // The service checks the SVID's aud against its token endpoint, so that is the default ask.
       const workloadApi = new WorkloadApiActor({ socket: actor.socket, audience: actor.audience ?? `${params.serviceBaseUrl}/oauth2/tokens` });
-      const plugin = tokenExchangePlugin(id, enabled, params, { workloadApi });
-      return { ...plugin, close: async () => workloadApi.close() };
+      return tokenExchangePlugin(id, enabled, params, { workloadApi });
     }
     return tokenExchangePlugin(id, enabled, params);
   });

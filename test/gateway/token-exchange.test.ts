@@ -16,6 +16,7 @@ import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
 import { claims, createPerson, mintPersonToken, registerClient, type ClientCredentials } from '../helpers/oauth.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 import { buildPlugins } from '../../src/gateway/build-plugins.ts';
+import { OAuthClientActor, type Schedule } from '../../src/gateway/token-exchange/actor-sources.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 const codeOf = async (response: Response) => ((await response.json()) as { errors: { code: string }[] }).errors[0]!.code;
@@ -97,6 +98,37 @@ describe('Gateway token-exchange plugin, end to end', () => {
     const exchanges = (await t.call('GET', '/audit/events?type=token.exchange&limit=100', { as: org })).body.result.length;
     assert.equal(exchanges, 1, 'one exchange for two requests');
     noLeak(personToken);
+  });
+
+  it('oauth_client: renews the gateway\'s own token in the background, at 80 % of its life', async () => {
+    const renewing = await registerClient(t, org, { client_name: 'renewing', access_token_duration: 600 });
+    const config = readGatewayConfig({ plugins: [{ type: 'token-exchange', parameters: { ...oauthClient(), oauth_client_id: renewing.id, oauth_client_secret: renewing.secret } }] }, fileKey);
+    const timers: { run: () => void; delayMs: number }[] = [];
+    const schedule: Schedule = (run, delayMs) => {
+      timers.push({ run, delayMs });
+      return () => {};
+    };
+    const actor = new OAuthClientActor(config.plugins[0]!.params, schedule);
+    const first = await actor.actor();
+    assert.equal(timers.length, 1);
+    assert.ok(Math.abs(timers[0]!.delayMs - 480_000) < 2_000, `renewal scheduled in ${timers[0]!.delayMs} ms`);
+    assert.deepEqual(await actor.actor(), first, 'no mint before the renewal');
+    timers[0]!.run(); // the renewal time has come
+    for (let i = 0; i < 100 && timers.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(timers.length, 2, 'renewed, and the next renewal scheduled');
+    assert.notEqual((await actor.actor()).token, first.token);
+    const mints = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result
+      .filter((e: { data: { client_id: string } }) => e.data.client_id === renewing.id);
+    assert.equal(mints.length, 2);
+
+    // The client's secret is rotated away: the next renewal fails, is retried later with
+    // back-off, and the gateway keeps using the token it has while that token lasts.
+    const current = await actor.actor();
+    await t.call('POST', `/oauth2/clients/${renewing.id}/secret`, { as: org });
+    timers[1]!.run();
+    for (let i = 0; i < 100 && timers.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(timers[2]!.delayMs, 2_000, 'retried with back-off');
+    assert.deepEqual(await actor.actor(), current);
   });
 
   it('request_actor with a cookie subject: only that cookie and the actor header are removed', async () => {

@@ -18,30 +18,71 @@ export interface ActorSource {
 
 const unavailable = (message: string, cause?: unknown) => new GatewayError(502, 'GATEWAY_ACTOR_UNAVAILABLE', message, { cause });
 
+/** Sets a timer and returns how to cancel it; injectable so tests need not wait for real time. */
+export type Schedule = (run: () => void, delayMs: number) => () => void;
+
+const realSchedule: Schedule = (run, delayMs) => {
+  const timer = setTimeout(run, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
 /**
  * actor_mode=oauth_client: the gateway's own client_credentials token, minted at the token
- * endpoint, reused until shortly before it expires; concurrent refreshes share one request.
+ * endpoint and renewed in the background before it expires (at 80 % of its life, and at the
+ * latest 30 s before the end), so requests never wait for a mint once the first one is done.
+ * Concurrent mints are shared; a failed renewal keeps the current token while it lasts and
+ * is retried with back-off.
  */
 export class OAuthClientActor implements ActorSource {
   readonly #params: TokenExchangeParams;
+  readonly #schedule: Schedule;
   #current: TokenResponse | undefined;
   #minting: Promise<TokenResponse> | undefined;
+  #cancelRenewal: (() => void) | undefined;
+  #retryMs = 1_000;
 
-  constructor(params: TokenExchangeParams) {
+  constructor(params: TokenExchangeParams, schedule: Schedule = realSchedule) {
     this.#params = params;
+    this.#schedule = schedule;
   }
 
   async actor(): Promise<ActorToken> {
     const current = this.#current;
-    // Reused until 30 s before it expires; the next request after that mints a fresh one.
-    if (current && (current.expiresAt === undefined || Date.now() < current.expiresAt - 30_000)) return { token: current.accessToken, type: ACCESS_TOKEN_TYPE };
-    this.#minting ??= postTokenRequest(`${this.#params.serviceBaseUrl}/oauth2/tokens`, new URLSearchParams({ grant_type: 'client_credentials' }), this.#params.client, this.#params.timeoutMs, 'minting the gateway\'s client_credentials token')
-      .then((minted) => (this.#current = minted))
+    if (current && (current.expiresAt === undefined || Date.now() < current.expiresAt - 5_000)) return { token: current.accessToken, type: ACCESS_TOKEN_TYPE };
+    return { token: (await this.#mint()).accessToken, type: ACCESS_TOKEN_TYPE };
+  }
+
+  close(): void {
+    this.#cancelRenewal?.();
+  }
+
+  #mint(): Promise<TokenResponse> {
+    this.#minting ??= postTokenRequest(`${this.#params.serviceBaseUrl}/oauth2/tokens`, new URLSearchParams({ grant_type: 'client_credentials' }), this.#params.client, this.#params.timeoutMs, "minting the gateway's client_credentials token")
+      .then((minted) => {
+        this.#current = minted;
+        this.#retryMs = 1_000;
+        if (minted.expiresAt !== undefined) {
+          const life = minted.expiresAt - Date.now();
+          this.#renewIn(Math.max(0, Math.min(life * 0.8, life - 30_000)));
+        }
+        return minted;
+      })
       .catch((error: unknown) => {
         throw error instanceof GatewayError ? new GatewayError(502, 'GATEWAY_ACTOR_UNAVAILABLE', error.message, { cause: error.cause }) : error;
       })
       .finally(() => (this.#minting = undefined));
-    return { token: (await this.#minting).accessToken, type: ACCESS_TOKEN_TYPE };
+    return this.#minting;
+  }
+
+  #renewIn(delayMs: number): void {
+    this.#cancelRenewal?.();
+    this.#cancelRenewal = this.#schedule(() => {
+      this.#mint().catch(() => {
+        this.#retryMs = Math.min(this.#retryMs * 2, 60_000);
+        this.#renewIn(this.#retryMs);
+      });
+    }, delayMs);
   }
 }
 

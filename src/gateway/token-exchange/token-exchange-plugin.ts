@@ -21,8 +21,8 @@ function actorSource(params: TokenExchangeParams): ActorSource | undefined {
  * Spec §1, §4.1: swaps the caller's token for a delegated one before the request goes on.
  * Every failure throws before a header is written, so nothing of the request leaves.
  */
-export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: { workloadApi?: ActorSource } = {}): RequestPlugin {
-  const source = params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? sources.workloadApi : actorSource(params);
+export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: { workloadApi?: ActorSource; oauthClient?: ActorSource } = {}): RequestPlugin {
+  const source = params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? sources.workloadApi : sources.oauthClient ?? actorSource(params);
   if (params.actor.mode !== 'request_actor' && !source) throw new TypeError(`plugin ${id}: no actor source for ${JSON.stringify(params.actor)}`);
   const subjectAt: TokenLocation = { header: params.subject.header, cookie: params.subject.cookie };
   const actorAt: TokenLocation | undefined = params.actor.mode === 'request_actor' ? { header: params.actor.header, cookie: params.actor.cookie } : undefined;
@@ -47,6 +47,7 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
   return {
     id,
     enabled,
+    close: async () => (source as { close?: () => void } | undefined)?.close?.(),
     async run({ headers }: PluginContext) {
       const subject = readToken(headers, subjectAt);
       if (!subject) throw new GatewayError(401, 'GATEWAY_SUBJECT_MISSING', `the request carries no subject token (${params.subject.header ? `header ${params.subject.header}` : `cookie ${params.subject.cookie}`})`);

@@ -1,6 +1,6 @@
 import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as rawRequest } from 'node:http';
+import { createServer, request as rawRequest, type Server } from 'node:http';
 import { pino } from 'pino';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { fileKey } from '../../src/gateway/config/config-error.ts';
@@ -132,3 +132,93 @@ describe('Gateway without a matching route or a live upstream', () => {
     }
   });
 });
+
+describe('Gateway when a client hangs up or reads slowly', () => {
+  const CHUNK = Buffer.alloc(64 * 1024, 'y');
+  const CHUNKS = 128; // 8 MiB: far more than the socket buffers hold, so backpressure must work
+  let upstreamUrl: string;
+  let upstreamServer: Server;
+  let gateway: RunningGateway;
+  let finishedStreams = 0;
+  let abortedStreams = 0;
+
+  before(async () => {
+    upstreamServer = createServer((request, response) => {
+      const slow = request.url === '/slow';
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(CHUNK.length * CHUNKS) });
+      response.on('close', () => (response.writableFinished ? finishedStreams++ : abortedStreams++));
+      let sent = 0;
+      const pump = () => {
+        while (sent < CHUNKS && !response.destroyed) {
+          sent++;
+          if (sent === CHUNKS) return void response.end(CHUNK);
+          if (slow) return void setTimeout(() => response.write(CHUNK) && pump(), 10);
+          if (!response.write(CHUNK)) return void response.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => upstreamServer.listen(0, '127.0.0.1', resolve));
+    upstreamUrl = `http://127.0.0.1:${(upstreamServer.address() as { port: number }).port}`;
+    gateway = await startGateway(readGatewayConfig({ port: 0, admin_port: 0, default_target: upstreamUrl }, fileKey), [], silent);
+  });
+  after(async () => {
+    await gateway.close();
+    upstreamServer.closeAllConnections();
+    await new Promise((resolve) => upstreamServer.close(resolve));
+  });
+
+  it('delivers every byte to a client that pauses, without buffering the whole body', async () => {
+    const bytes = await new Promise<number>((resolve, reject) => {
+      rawRequest(`${gateway.url}/big`, (res) => {
+        res.pause();
+        let total = 0;
+        setTimeout(() => res.on('data', (c: Buffer) => (total += c.length)).on('end', () => resolve(total)).resume(), 200);
+      }).on('error', reject).end();
+    });
+    assert.equal(bytes, CHUNK.length * CHUNKS);
+  });
+
+  it('a client hanging up mid-body cuts the upstream exchange, and the gateway serves on', async () => {
+    const before = abortedStreams;
+    await new Promise<void>((resolve, reject) => {
+      const req = rawRequest(`${gateway.url}/slow`, (res) => res.once('data', () => { req.destroy(); resolve(); }));
+      req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error))).end();
+    });
+    await waitFor(() => abortedStreams > before);
+    const next = await send(gateway.url, '/big', [['Host', 'x.test']]);
+    assert.equal(next.status, 200);
+    assert.equal(next.body.length, CHUNK.length * CHUNKS);
+  });
+});
+
+describe('Gateway when a client hangs up before the upstream answers', () => {
+  it('regression: the late upstream answer crashed the process (unhandled AbortError); now it is dropped', async () => {
+    const upstream = await startRecordingUpstream();
+    const gateway = await startGateway(readGatewayConfig({ port: 0, admin_port: 0, default_target: upstream.url }, fileKey), [], silent);
+    try {
+      upstream.delayMs = 150;
+      await new Promise<void>((resolve) => {
+        const req = rawRequest(`${gateway.url}/late`);
+        req.on('error', () => resolve()).end();
+        setTimeout(() => req.destroy(), 30);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the upstream answers into a closed response
+      upstream.delayMs = 0;
+      const next = await send(gateway.url, '/after', [['Host', 'x.test']]);
+      assert.equal(next.status, 200);
+      assert.deepEqual(upstream.requests.map((r) => r.url), ['/late', '/after']);
+    } finally {
+      await gateway.close();
+      await upstream.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,17 +1,17 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 /** RFC 9110 §7.6.1 connection-specific fields, never forwarded. */
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
 export type ForwardHeaders = Record<string, string | string[]>;
 
 /** Headers for the upstream: hop-by-hop ones (and those `Connection` names) removed first. */
 export function forwardableHeaders(headers: IncomingHttpHeaders): ForwardHeaders {
-  const named = String(headers.connection ?? '').toLowerCase().split(',').map((h) => h.trim()).filter(Boolean);
-  const drop = new Set([...HOP_BY_HOP, ...named, 'host']);
+  const named = headers.connection ? headers.connection.toLowerCase().split(',').map((h) => h.trim()) : [];
   const out: ForwardHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !drop.has(name)) out[name] = value;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.includes(name)) out[name] = value;
   }
   return out;
 }
@@ -19,7 +19,8 @@ export function forwardableHeaders(headers: IncomingHttpHeaders): ForwardHeaders
 /** Node keeps only the first of repeated Authorization headers; the raw list shows them all. */
 export function countHeader(request: IncomingMessage, name: string): number {
   let count = 0;
-  for (let i = 0; i < request.rawHeaders.length; i += 2) if (request.rawHeaders[i]!.toLowerCase() === name) count++;
+  const raw = request.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) count++;
   return count;
 }
 

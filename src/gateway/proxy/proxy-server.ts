@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool } from 'undici';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { Router, type Route } from './routing.ts';
 import { addForwardingHeaders, countHeader, forwardableHeaders, type ForwardHeaders } from './headers.ts';
 import { GatewayError, gatewayErrorBody } from './gateway-error.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
+import { forward } from './forward.ts';
 
 /** What a plugin sees and may change: the headers that will go upstream. */
 export interface PluginContext {
@@ -28,8 +28,6 @@ export interface RunningGateway {
   adminUrl: string;
   close(): Promise<void>;
 }
-
-const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
 
 /** The reverse proxy and its admin server (health, metrics) on a port of their own. */
 export async function startGateway(config: GatewayConfig, plugins: readonly RequestPlugin[], log: Logger): Promise<RunningGateway> {
@@ -57,27 +55,9 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
       if (enabled) await plugin.run({ request, headers, route });
     }
     addForwardingHeaders(headers, request);
-    let upstream: Awaited<ReturnType<Pool['request']>>;
-    try {
-      const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-      upstream = await pool(route.origin).request({
-        method: request.method as 'GET', path: `${route.basePath}${request.url ?? '/'}`, headers, body: hasBody ? request : undefined,
-      });
-    } catch (error) {
-      if (error instanceof undiciErrors.HeadersTimeoutError) throw new GatewayError(504, 'GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error });
-      throw new GatewayError(502, 'GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error });
-    }
-    const out: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name)) out[name] = value;
-    // A client that hung up is routine (a load balancer's timeout, a closed tab): free the
-    // upstream body and move on, at debug level rather than a stack per request.
-    if (response.destroyed) {
-      upstream.body.destroy();
-      return upstream.statusCode;
-    }
-    response.writeHead(upstream.statusCode, out);
-    await pipeline(upstream.body, response).catch((error: unknown) => log.debug({ code: (error as NodeJS.ErrnoException).code }, 'response not delivered: the client went away'));
-    return upstream.statusCode;
+    const outcome = await forward(request, response, { dispatcher: pool(route.origin), method: request.method ?? 'GET', path: `${route.basePath}${request.url ?? '/'}`, headers });
+    if (!outcome.delivered) log.debug({ status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
+    return outcome.status;
   }
 
   const server = createServer((request, response) => {

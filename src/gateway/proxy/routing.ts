@@ -10,6 +10,8 @@ export interface Route {
 
 interface CompiledRule {
   rule: UrlRule;
+  /** Parsed once: a URL per request would cost more than the match itself. */
+  route: Route;
   host: RegExp;
   port: string | undefined;
   path: RegExp;
@@ -30,19 +32,21 @@ export class Router {
     this.#rules = rules.map((rule) => {
       const slash = rule.pattern.indexOf('/');
       const [host, port] = rule.pattern.slice(0, slash).split(':') as [string, string | undefined];
-      return { rule, host: new RegExp(`^${wildcard(host.toLowerCase())}$`), port, path: new RegExp(`^${wildcard(rule.pattern.slice(slash))}$`) };
+      return { rule, route: { ...target(rule.target), rule }, host: new RegExp(`^${wildcard(host.toLowerCase())}$`), port, path: new RegExp(`^${wildcard(rule.pattern.slice(slash))}$`) };
     });
     this.#fallback = defaultTarget ? { ...target(defaultTarget), rule: undefined } : undefined;
   }
 
   route(hostHeader: string | undefined, path: string): Route | undefined {
+    if (this.#rules.length === 0) return this.#fallback;
     const [host = '', port] = (hostHeader ?? '').toLowerCase().split(':');
-    const pathOnly = path.split('?')[0]!;
+    const query = path.indexOf('?');
+    const pathOnly = query === -1 ? path : path.slice(0, query);
     for (const compiled of this.#rules) {
       if (!compiled.host.test(host)) continue;
       if (compiled.port !== undefined && compiled.port !== '*' && compiled.port !== (port ?? '80')) continue;
       if (!compiled.path.test(pathOnly)) continue;
-      return { ...target(compiled.rule.target), rule: compiled.rule };
+      return compiled.route;
     }
     return this.#fallback;
   }

@@ -1,0 +1,87 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { ForwardHeaders } from './headers.ts';
+import { GatewayError } from './gateway-error.ts';
+
+/** RFC 9110 §7.6.1 fields that describe the upstream connection, not the response. */
+const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
+
+export interface ForwardTarget {
+  dispatcher: Dispatcher;
+  method: string;
+  path: string;
+  headers: ForwardHeaders;
+}
+
+/** How a forwarded request ended: the upstream's status, or that the client left early. */
+export interface ForwardOutcome {
+  status: number;
+  delivered: boolean;
+}
+
+/**
+ * Sends the request upstream and writes the answer straight into `response` through
+ * undici's dispatch handler: no intermediate stream pair per request, and backpressure
+ * from a slow client pauses the upstream socket. Rejects with a GatewayError (502/504)
+ * only while nothing has been written, so the caller can still answer; once the status
+ * line is out, a failure can only cut the response short.
+ */
+export function forward(request: IncomingMessage, response: ServerResponse, target: ForwardTarget): Promise<ForwardOutcome> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let controller: Dispatcher.DispatchController | undefined;
+    // A client that hangs up is routine (a load balancer's timeout, a closed tab): stop the
+    // upstream exchange and free its connection rather than reading a body nobody wants.
+    const onClientGone = () => {
+      if (!response.writableFinished) controller?.abort(new undiciErrors.RequestAbortedError('the client went away'));
+    };
+    response.once('close', onClientGone);
+    const resumeUpstream = () => controller?.resume();
+
+    const hasBody = target.method !== 'GET' && target.method !== 'HEAD';
+    target.dispatcher.dispatch({ method: target.method, path: target.path, headers: target.headers, body: hasBody ? request : null }, {
+      onRequestStart(c) {
+        controller = c;
+        if (response.destroyed) c.abort(new undiciErrors.RequestAbortedError('the client went away'));
+      },
+      onResponseStart(c, statusCode, headers) {
+        if (statusCode < 200) return; // 1xx: interim, the final answer follows
+        status = statusCode;
+        if (response.destroyed) return void c.abort(new undiciErrors.RequestAbortedError('the client went away'));
+        response.writeHead(statusCode, responseHeaders(headers));
+      },
+      onResponseData(c, chunk) {
+        if (!response.write(chunk)) {
+          c.pause();
+          response.once('drain', resumeUpstream);
+        }
+      },
+      onResponseEnd() {
+        response.removeListener('close', onClientGone);
+        response.end();
+        resolve({ status, delivered: true });
+      },
+      onResponseError(_c, error) {
+        response.removeListener('close', onClientGone);
+        if (response.headersSent || response.destroyed) {
+          response.destroy();
+          return resolve({ status, delivered: false });
+        }
+        if (error instanceof undiciErrors.HeadersTimeoutError) return reject(new GatewayError(504, 'GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error }));
+        reject(new GatewayError(502, 'GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error }));
+      },
+    });
+  });
+}
+
+/** The upstream's headers minus hop-by-hop ones and those its `Connection` names. */
+function responseHeaders(headers: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
+  const connection = headers.connection;
+  const named = connection ? String(connection).toLowerCase().split(',').map((h) => h.trim()) : [];
+  const out: OutgoingHttpHeaders = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name) && !named.includes(name)) out[name] = value;
+  }
+  return out;
+}

@@ -94,7 +94,9 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
   return table(rows).replace('service RSS MiB', 'proxy RSS MiB');
 }
 
-/** tessera gateway on a free port; ready once its proxy port answers. */
+/** tessera gateway on a free port; ready once its proxy port answers. BENCH_GATEWAY_NODE_OPTIONS reaches it only. */
 function startGatewayProcess(env: Record<string, string>): Promise<BenchProcess> {
-  return startProcess(process.execPath, () => ['--disable-warning=ExperimentalWarning', cli, 'gateway'], (port) => ({ ...env, GATEWAY_PORT: String(port) }), '/orders/1');
+  return startProcess(process.execPath, () => ['--disable-warning=ExperimentalWarning', cli, 'gateway'], (port) => ({
+    NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '', ...env, GATEWAY_PORT: String(port),
+  }), '/orders/1');
 }

@@ -1,15 +1,20 @@
-import { ConfigError } from './config/service-config.ts';
-import { ConflictError, StorageUnavailableError } from './store/store.ts';
-import { InvalidArgumentError } from './organizations/create-organization.ts';
-import { GatewayConfigError } from './gateway/config/config-error.ts';
-import { UsageError, type Command } from './commands/command.ts';
-import { serviceCommand } from './commands/service.ts';
-import { createOrgCommand } from './commands/create-org.ts';
-import { demoCommand } from './commands/demo.ts';
-import { rotateKeysCommand } from './commands/rotate-keys.ts';
-import { gatewayCommand } from './commands/gateway.ts';
+import type { Command } from './commands/command.ts';
 
-const commands: readonly Command[] = [serviceCommand, gatewayCommand, createOrgCommand, rotateKeysCommand, demoCommand];
+interface CommandEntry {
+  /** As typed after `tessera`, e.g. `admin create-org`. */
+  name: string;
+  summary: string;
+  /** Imported only when chosen: a gateway process should not carry the service's modules. */
+  load(): Promise<Command>;
+}
+
+const commands: readonly CommandEntry[] = [
+  { name: 'service', summary: 'run the identity service', load: async () => (await import('./commands/service.ts')).serviceCommand },
+  { name: 'gateway', summary: 'run the gateway (reverse proxy with token-exchange plugins)', load: async () => (await import('./commands/gateway.ts')).gatewayCommand },
+  { name: 'admin create-org', summary: 'create an organisation and print its id and first admin key', load: async () => (await import('./commands/create-org.ts')).createOrgCommand },
+  { name: 'admin rotate-keys', summary: 'make a new token signing key active and retire the current one', load: async () => (await import('./commands/rotate-keys.ts')).rotateKeysCommand },
+  { name: 'demo', summary: 'run the demo stack on the embedded database (what "npm start" runs)', load: async () => (await import('./commands/demo.ts')).demoCommand },
+];
 
 const overview = `Usage: tessera <command> [options]
 
@@ -21,10 +26,10 @@ Inside the repository: npm run --silent tessera -- <command>
 `;
 
 /** Finds the longest command name that prefixes the arguments (`admin create-org` takes two words). */
-function findCommand(args: string[]): { command: Command; rest: string[] } | undefined {
-  for (const command of [...commands].sort((a, b) => b.name.length - a.name.length)) {
-    const words = command.name.split(' ');
-    if (words.every((word, i) => args[i] === word)) return { command, rest: args.slice(words.length) };
+function findCommand(args: string[]): { entry: CommandEntry; rest: string[] } | undefined {
+  for (const entry of [...commands].sort((a, b) => b.name.length - a.name.length)) {
+    const words = entry.name.split(' ');
+    if (words.every((word, i) => args[i] === word)) return { entry, rest: args.slice(words.length) };
   }
   return undefined;
 }
@@ -40,20 +45,14 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   try {
-    await found.command.run(found.rest);
+    await (await found.entry.load()).run(found.rest);
     return 0;
   } catch (error) {
-    process.stderr.write(`tessera ${found.command.name}: ${explain(error)}\n`);
-    return error instanceof UsageError || error instanceof ConfigError || error instanceof InvalidArgumentError || error instanceof GatewayConfigError ? 2 : 1;
+    const { describeFailure } = await import('./commands/failure.ts');
+    const { message, exitCode } = describeFailure(error);
+    process.stderr.write(`tessera ${found.entry.name}: ${message}\n`);
+    return exitCode;
   }
-}
-
-function explain(error: unknown): string {
-  if (error instanceof ConflictError && error.subject === 'organization_name') return '--name: an organisation with this name already exists';
-  if (error instanceof StorageUnavailableError) return `the database is unreachable (${(error.cause as Error)?.message ?? 'no detail'})`;
-  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return `${(error as Error).message}: the port is taken; set TESSERA_PORT to another`;
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
 
 const code = await main(process.argv.slice(2));

@@ -3,7 +3,6 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 export interface Command {
   /** As typed after `tessera`, e.g. `admin create-org`. */
   name: string;
-  summary: string;
   /** Full --help text. */
   help: string;
   run(args: string[]): Promise<void>;

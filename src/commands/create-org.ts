@@ -5,7 +5,6 @@ import { parseOptions, UsageError, type Command } from './command.ts';
 
 export const createOrgCommand: Command = {
   name: 'admin create-org',
-  summary: 'create an organisation and print its id and first admin key',
   help: `Usage: tessera admin create-org --name NAME [--json]
 
 Creates an organisation in the database the service uses (DATABASE_URL or

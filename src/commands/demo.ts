@@ -14,7 +14,6 @@ const DEMO_PERSON = 'ada@example.com';
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run the demo stack on the embedded database (what "npm start" runs)',
   help: `Usage: tessera demo        (npm start)
 
 Starts the service in development mode on the embedded SQLite database

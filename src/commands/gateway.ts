@@ -6,7 +6,6 @@ import { closeOnSignals, parseOptions, type Command } from './command.ts';
 
 export const gatewayCommand: Command = {
   name: 'gateway',
-  summary: 'run the gateway (reverse proxy with token-exchange plugins)',
   help: `Usage: tessera gateway [--config FILE]
 
 Runs the reverse proxy. Configured by GATEWAY_* environment variables, or by a YAML
@@ -27,7 +26,7 @@ An invalid configuration stops start-up with one message naming the key.
     if (options.help) return void process.stdout.write(gatewayCommand.help);
     const config = loadGatewayConfig(options.config ? { file: options.config } : { env: process.env });
     const log = pino({ level: config.logLevel });
-    const gateway = await startGateway(config, buildPlugins(config), log);
+    const gateway = await startGateway(config, await buildPlugins(config), log);
     log.info({ url: gateway.url, admin: gateway.adminUrl, plugins: config.plugins.map((p) => p.id) }, 'tessera gateway started');
     closeOnSignals(() => gateway.close());
   },

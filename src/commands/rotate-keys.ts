@@ -6,7 +6,6 @@ import { parseOptions, type Command } from './command.ts';
 
 export const rotateKeysCommand: Command = {
   name: 'admin rotate-keys',
-  summary: 'make a new token signing key active and retire the current one',
   help: `Usage: tessera admin rotate-keys
 
 Generates a new signing key (ES256), makes it the one new tokens are signed with, and

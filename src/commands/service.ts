@@ -4,7 +4,6 @@ import { closeOnSignals, parseOptions, type Command } from './command.ts';
 
 export const serviceCommand: Command = {
   name: 'service',
-  summary: 'run the identity service',
   help: `Usage: tessera service
 
 Runs the identity service. Configured by environment variables only; every one is

@@ -43,5 +43,5 @@ export async function startDemoGateway(serviceUrl: string, upstreamUrl: string, 
       },
     }],
   }, fileKey);
-  return startGateway(config, buildPlugins(config), pino({ level: process.env.GATEWAY_LOG_LEVEL ?? 'warn' }));
+  return startGateway(config, await buildPlugins(config), pino({ level: process.env.GATEWAY_LOG_LEVEL ?? 'warn' }));
 }

@@ -174,7 +174,7 @@ describe('Gateway token-exchange plugin, end to end', () => {
         service_base_url: t.url, subject_header_with_token: 'Authorization', actor_mode: 'gate_svid', actor_svid_source: 'workload_api',
         actor_workload_api_socket: `unix://${socket}`, requested_token_type: JWT, cache_delegated_tokens: false,
       } }] }, fileKey);
-      const gateway = await startGateway(config, buildPlugins(config), silent);
+      const gateway = await startGateway(config, await buildPlugins(config), silent);
       gateways.push(gateway);
       return gateway;
     };

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { GatewayConfigError, envKey, fileKey, type KeyNamer } from './config-error.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './token-exchange-params.ts';
 import { parseDuration } from './duration.ts';
@@ -70,7 +70,9 @@ export function environmentTree(env: Record<string, string | undefined>): Tree {
 export function fileTree(path: string): Tree {
   let parsed: unknown;
   try {
-    parsed = parseYaml(readFileSync(path, 'utf8'));
+    // Loaded only for a file: a gateway configured by environment does not carry a YAML parser.
+    const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    parsed = parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new GatewayConfigError(path, `cannot be read as YAML or JSON (${(error as Error).message.split('\n')[0]})`);
   }

@@ -1,0 +1,23 @@
+import { ConfigError } from '../config/service-config.ts';
+import { ConflictError, StorageUnavailableError } from '../store/store.ts';
+import { InvalidArgumentError } from '../organizations/create-organization.ts';
+import { GatewayConfigError } from '../gateway/config/config-error.ts';
+import { UsageError } from './command.ts';
+
+/**
+ * What a failed command prints and its exit status: 2 for mistakes of the caller (usage,
+ * configuration, arguments), 1 for everything else. Loaded only when a command fails, so
+ * that a running gateway does not carry the service's modules.
+ */
+export function describeFailure(error: unknown): { message: string; exitCode: 1 | 2 } {
+  const callerMistake = error instanceof UsageError || error instanceof ConfigError || error instanceof InvalidArgumentError || error instanceof GatewayConfigError;
+  return { message: explain(error), exitCode: callerMistake ? 2 : 1 };
+}
+
+function explain(error: unknown): string {
+  if (error instanceof ConflictError && error.subject === 'organization_name') return '--name: an organisation with this name already exists';
+  if (error instanceof StorageUnavailableError) return `the database is unreachable (${(error.cause as Error)?.message ?? 'no detail'})`;
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return `${(error as Error).message}: the port is taken; set TESSERA_PORT to another`;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startServiceProcess } from './lib/service-process.ts';
+import { launcher } from './lib/cli.ts';
 import { startProcess, node, portEnv, type BenchProcess } from './lib/process.ts';
 import { load, table, type LoadResult } from './lib/load.ts';
 import { prepare } from './token.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const cli = here('../src/cli.ts');
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 
 type Row = LoadResult & { rssMiB?: number };
@@ -96,7 +96,7 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
 
 /** tessera gateway on a free port; ready once its proxy port answers. BENCH_GATEWAY_NODE_OPTIONS reaches it only. */
 function startGatewayProcess(env: Record<string, string>): Promise<BenchProcess> {
-  return startProcess(process.execPath, () => ['--disable-warning=ExperimentalWarning', cli, 'gateway'], (port) => ({
+  return startProcess(launcher, () => ['gateway'], (port) => ({
     NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '', ...env, GATEWAY_PORT: String(port),
   }), '/orders/1');
 }

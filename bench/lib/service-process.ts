@@ -1,7 +1,5 @@
-import { fileURLToPath } from 'node:url';
+import { launcher } from './cli.ts';
 import { startProcess, type BenchProcess } from './process.ts';
-
-const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 export type ServiceProcess = BenchProcess;
 
@@ -11,7 +9,7 @@ export type ServiceProcess = BenchProcess;
  * its logs go to stderr, so that stdout stays the Markdown report.
  */
 export function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  return startProcess(process.execPath, () => ['--disable-warning=ExperimentalWarning', cli, 'service'], (port) => ({
+  return startProcess(launcher, () => ['service'], (port) => ({
     NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? '',
     TESSERA_PORT: String(port),
     TESSERA_LOG_LEVEL: 'warn',

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+/** The launcher users run (`npm run tessera`, `npm start`), so its flags are under test too. */
+const launcher = fileURLToPath(new URL('../../bin/tessera', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -9,7 +10,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `tessera <args>` with the same Node as the tests, in its own process. */
+/** Runs `bin/tessera <args>` in its own process. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnCli(args, env);
@@ -23,7 +24,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 }
 
 export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--disable-warning=ExperimentalWarning', cli, ...args], {
+  return spawn(launcher, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

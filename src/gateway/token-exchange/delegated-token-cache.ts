@@ -11,6 +11,12 @@ export class DelegatedTokenCache {
     this.#max = maxEntries;
   }
 
+  /** The cached token while it is fresh; the hit path, with no promise to await. */
+  fresh(key: string): string | undefined {
+    const hit = this.#entries.get(key);
+    return hit && hit.freshUntil > Date.now() ? hit.token : undefined;
+  }
+
   async get(key: string, exchange: () => Promise<{ token: string; expiresAt: number | undefined }>): Promise<string> {
     const hit = this.#entries.get(key);
     if (hit && hit.freshUntil > Date.now()) return hit.token;

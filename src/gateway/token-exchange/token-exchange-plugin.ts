@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { GatewayError } from '../proxy/gateway-error.ts';
 import type { PluginContext, RequestPlugin } from '../proxy/proxy-server.ts';
 import type { TokenExchangeParams } from '../config/token-exchange-params.ts';
@@ -7,7 +7,14 @@ import { postTokenRequest } from './exchange-client.ts';
 import { ACCESS_TOKEN_TYPE, JWT_TYPE, OAuthClientActor, SvidEnvActor, SvidFileActor, type ActorSource, type ActorToken } from './actor-sources.ts';
 import { DelegatedTokenCache } from './delegated-token-cache.ts';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+const sha256 = (text: string) => hash('sha256', text, 'base64url');
+
+/** The actor token changes once per renewal, so its hash is kept rather than taken per request. */
+function lastHash(): (text: string) => string {
+  let text = '';
+  let digest = '';
+  return (next) => (next === text ? digest : (digest = sha256(text = next)));
+}
 
 function actorSource(params: TokenExchangeParams): ActorSource | undefined {
   const actor = params.actor;
@@ -33,6 +40,8 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
   for (const resource of params.resource) fixed.append('resource', resource);
   if (params.requestedExpiresIn) fixed.set('requested_expires_in', String(params.requestedExpiresIn));
   const tokenUrl = `${params.serviceBaseUrl}/oauth2/tokens`;
+  const actorHash = lastHash();
+  const outputHeader = params.outputHeader.toLowerCase();
 
   async function exchange(subject: string, actor: ActorToken) {
     const form = new URLSearchParams(fixed);
@@ -59,11 +68,11 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
       } else {
         actor = await source!.actor();
       }
-      const key = `${id}:${sha256(subject)}:${sha256(actor.token)}`;
-      const delegated = cache ? await cache.get(key, () => exchange(subject, actor)) : (await exchange(subject, actor)).token;
+      const key = `${id}:${sha256(subject)}:${actorHash(actor.token)}`;
+      const delegated = cache ? (cache.fresh(key) ?? await cache.get(key, () => exchange(subject, actor))) : (await exchange(subject, actor)).token;
       if (params.subject.strip) stripToken(headers, subjectAt);
       if (actorAt && params.actor.mode === 'request_actor' && params.actor.strip) stripToken(headers, actorAt);
-      headers[params.outputHeader.toLowerCase()] = `${params.outputPrefix}${delegated}`;
+      headers[outputHeader] = `${params.outputPrefix}${delegated}`;
     },
   };
 }

@@ -7,7 +7,7 @@ import { startServiceProcess } from './lib/service-process.ts';
 import { launcher } from './lib/cli.ts';
 import { startProcess, node, portEnv, type BenchProcess } from './lib/process.ts';
 import { load, table, type LoadResult } from './lib/load.ts';
-import { prepare } from './token.ts';
+import { loadExchanges, prepare } from './token.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
@@ -54,12 +54,12 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     await drive('direct to the upstream', `${upstream.url}/orders/1`);
     if (nginxAvailable()) {
       const nginx = await startNginx(upstream.url);
-      await drive('nginx 1 worker, proxy_pass keepalive', `${nginx.url}/orders/1`, nginx).finally(() => nginx.stop());
+      await drive(NGINX_ROW, `${nginx.url}/orders/1`, nginx).finally(() => nginx.stop());
     } else {
       process.stderr.write('nginx not installed (apt-get install nginx): its row is skipped\n');
     }
     const fastifyProxy = await startProcess(process.execPath, node(here('./peers/fastify-proxy.ts')), portEnv({ UPSTREAM: upstream.url }));
-    await drive('@fastify/http-proxy, no auth', `${fastifyProxy.url}/orders/1`, fastifyProxy).finally(() => fastifyProxy.stop());
+    await drive(FASTIFY_ROW, `${fastifyProxy.url}/orders/1`, fastifyProxy).finally(() => fastifyProxy.stop());
 
     const gatewayEnv = (extra: Record<string, string>) => ({ GATEWAY_DEFAULT_TARGET: upstream.url, GATEWAY_ADMIN_PORT: '0', GATEWAY_LOG_LEVEL: 'warn', ...extra });
     const plain = await startGatewayProcess(gatewayEnv({}));
@@ -80,10 +80,11 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
         GATEWAY_PLUGINS_0_PARAMETERS_CACHE_DELEGATED_TOKENS: String(cache),
       });
       const hit = await startGatewayProcess(plugin(true));
-      await drive('tessera gateway, token exchange, cache hit', `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
+      await drive(HIT_ROW, `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
+      rows.push(await loadExchanges(setup, TOKEN_ENDPOINT_ROW, options.seconds));
       const miss = await startGatewayProcess(plugin(false));
       let next = 0;
-      await drive('tessera gateway, token exchange, cache miss (distinct subjects)', `${miss.url}/orders/1`, miss, {}, () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` }))
+      await drive(MISS_ROW, `${miss.url}/orders/1`, miss, {}, () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` }))
         .finally(() => miss.stop());
     } finally {
       await service.stop();
@@ -91,7 +92,30 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
   } finally {
     await upstream.stop();
   }
-  return table(rows).replace('service RSS MiB', 'proxy RSS MiB');
+  return `${table(rows).replace('service RSS MiB', 'proxy RSS MiB')}\n\n${targets(rows)}`;
+}
+
+const NGINX_ROW = 'nginx 1 worker, proxy_pass keepalive';
+const FASTIFY_ROW = '@fastify/http-proxy, no auth';
+const HIT_ROW = 'tessera gateway, token exchange, cache hit';
+const MISS_ROW = 'tessera gateway, token exchange, cache miss (distinct subjects)';
+const TOKEN_ENDPOINT_ROW = 'token endpoint alone: the exchange a miss sends';
+
+/** Issue 4's targets, worked out from this run's rows. */
+function targets(rows: readonly Row[]): string {
+  const rps = (name: string) => rows.find((r) => r.name === name)?.rps;
+  const ratio = (a: string, b: string, target: number) => {
+    const [x, y] = [rps(a), rps(b)];
+    if (x === undefined || y === undefined) return `not measured (${x === undefined ? a : b} missing)`;
+    return `${(x / y).toFixed(2)}× (target ≥ ${target}×: ${x / y >= target ? 'met' : 'not met'})`;
+  };
+  const gatewayRss = Math.max(...rows.filter((r) => r.name.startsWith('tessera gateway')).map((r) => r.rssMiB ?? 0));
+  return [
+    `- cache hit / @fastify/http-proxy: ${ratio(HIT_ROW, FASTIFY_ROW, 1)}`,
+    `- cache hit / nginx: ${ratio(HIT_ROW, NGINX_ROW, 0.5)}`,
+    `- cache miss / token endpoint alone: ${ratio(MISS_ROW, TOKEN_ENDPOINT_ROW, 0.8)}`,
+    `- gateway RSS, highest after a run: ${gatewayRss.toFixed(0)} MiB (target < 120 MB = 114 MiB: ${gatewayRss < 114.4 ? 'met' : 'not met'})`,
+  ].join('\n');
 }
 
 /** tessera gateway on a free port; ready once its proxy port answers. BENCH_GATEWAY_NODE_OPTIONS reaches it only. */

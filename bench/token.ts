@@ -43,20 +43,29 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
       const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
       const cc = await load({ name: `tessera ${name}: client_credentials (opaque)`, url: setup.tokenUrl, method: 'POST', headers: auth, seconds: options.seconds, body: () => 'grant_type=client_credentials&scope=orders%3Aread' });
       rows.push({ ...cc, rssMiB: service.rssMiB() });
-      let next = 0;
-      const exchange = await load({
-        name: `tessera ${name}: token exchange (person JWT → JWT, opaque actor)`, url: setup.tokenUrl, method: 'POST', headers: auth, seconds: options.seconds,
-        body: () => new URLSearchParams({
-          grant_type: EXCHANGE, subject_token: setup.subjects[next++ % setup.subjects.length]!, subject_token_type: JWT,
-          actor_token: setup.actorToken, actor_token_type: ACCESS_TOKEN, requested_token_type: JWT,
-        }).toString(),
-      });
+      const exchange = await loadExchanges(setup, `tessera ${name}: token exchange (person JWT → JWT, opaque actor)`, options.seconds);
       rows.push({ ...exchange, rssMiB: service.rssMiB() });
     } finally {
       await service.stop();
     }
   }
   return table(rows);
+}
+
+/**
+ * Token exchanges as the gateway's plugin sends them on a cache miss: a distinct person JWT
+ * each time, the gateway client's opaque token as actor, HTTP Basic, JWT requested.
+ */
+export function loadExchanges(setup: Setup, name: string, seconds: number): Promise<LoadResult> {
+  let next = 0;
+  return load({
+    name, url: setup.tokenUrl, method: 'POST', seconds,
+    headers: { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) },
+    body: () => new URLSearchParams({
+      grant_type: EXCHANGE, subject_token: setup.subjects[next++ % setup.subjects.length]!, subject_token_type: JWT,
+      actor_token: setup.actorToken, actor_token_type: ACCESS_TOKEN, requested_token_type: JWT,
+    }).toString(),
+  });
 }
 
 interface Setup {

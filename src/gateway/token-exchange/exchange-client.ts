@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { GatewayError } from '../proxy/gateway-error.ts';
 
 export interface TokenResponse {
@@ -6,6 +6,12 @@ export interface TokenResponse {
   /** Absolute expiry in ms, from expires_in; undefined when the service gave none. */
   expiresAt: number | undefined;
 }
+
+/**
+ * Keep-alive connections to token endpoints, of this undici and not the global dispatcher:
+ * that one is Node's bundled undici, a second copy that would cost ~10 MiB more to load.
+ */
+const tokenEndpoints = new Agent({ keepAliveTimeout: 30_000 });
 
 /**
  * One form POST to `<service_base_url>/oauth2/tokens` with a deadline. Anything but a 200
@@ -25,9 +31,7 @@ export async function postTokenRequest(
   let status: number;
   let text: string;
   try {
-    const response = await request(url, { method: 'POST', headers, body: form.toString(), headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
-    status = response.statusCode;
-    text = await response.body.text();
+    ({ status, text } = await postForm(url, headers, form.toString(), timeoutMs));
   } catch (error) {
     const timedOut = Date.now() - started >= timeoutMs - 5;
     throw new GatewayError(502, timedOut ? 'GATEWAY_TOKEN_ENDPOINT_TIMEOUT' : 'GATEWAY_TOKEN_ENDPOINT_UNREACHABLE', `${what} failed: the token endpoint ${timedOut ? 'did not answer in time' : 'could not be reached'}`, { cause: error });
@@ -47,4 +51,51 @@ export async function postTokenRequest(
   }
   const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : undefined;
   return { accessToken: body.access_token, expiresAt: expiresIn === undefined ? undefined : Date.now() + expiresIn * 1000 };
+}
+
+/**
+ * The POST through undici's dispatch handler: the answer is a few hundred bytes, so it is
+ * gathered in memory rather than read through a response stream built per request. The
+ * deadline covers connecting too: it settles the promise even before a socket exists.
+ */
+function postForm(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const { origin, pathname, search } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let bytes = 0;
+    const chunks: Buffer[] = [];
+    let controller: Dispatcher.DispatchController | undefined;
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      outcome();
+    };
+    const deadline = setTimeout(() => {
+      const error = new Error('the deadline passed');
+      controller?.abort(error);
+      settle(() => reject(error));
+    }, timeoutMs);
+    tokenEndpoints.dispatch({ origin, path: `${pathname}${search}`, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, {
+      onRequestStart(c) {
+        controller = c;
+        if (settled) c.abort(new Error('the deadline passed'));
+      },
+      onResponseStart(_c, statusCode) {
+        status = statusCode;
+      },
+      onResponseData(_c, chunk) {
+        // A token response is small; past 64 KiB it is not one, and the rest is not kept.
+        bytes += chunk.length;
+        if (bytes <= 65_536) chunks.push(chunk);
+      },
+      onResponseEnd() {
+        settle(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+      onResponseError(_c, error) {
+        settle(() => reject(error));
+      },
+    });
+  });
 }

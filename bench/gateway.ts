@@ -12,7 +12,21 @@ import { loadExchanges, prepare } from './token.ts';
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 
-type Row = LoadResult & { rssMiB?: number };
+type Row = LoadResult & { rssMiB?: number; cpu?: Record<string, number> };
+
+/** Share of one core each process used while a row ran, so a row bound by another process shows it. */
+async function measureCpu<T>(processes: Record<string, () => number>, run: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(processes).map(([name, read]) => [name, read()]));
+  const started = performance.now();
+  const result = await run();
+  const seconds = (performance.now() - started) / 1000;
+  return { result, cpu: Object.fromEntries(Object.entries(processes).map(([name, read]) => [name, (read() - before[name]!) / seconds])) };
+}
+
+const ownCpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 
 function nginxAvailable(): boolean {
   try {
@@ -46,9 +60,14 @@ http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}
 export async function gatewayBenchmark(options: { seconds: number }): Promise<string> {
   const rows: Row[] = [];
   const upstream = await startProcess(process.execPath, node(here('./peers/upstream-server.ts')), portEnv());
+  let service: BenchProcess | undefined;
+  const cpuOf = (proc?: BenchProcess) => ({
+    'load generator': ownCpuSeconds, upstream: upstream.cpuSeconds,
+    ...(proc ? { proxy: proc.cpuSeconds } : {}), ...(service ? { service: service.cpuSeconds } : {}),
+  });
   const drive = async (name: string, url: string, proc?: BenchProcess, headers: Record<string, string> = {}, perRequestHeaders?: () => Record<string, string>) => {
-    const result = await load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) });
-    rows.push({ ...result, ...(proc ? { rssMiB: proc.rssMiB() } : {}) });
+    const { result, cpu } = await measureCpu(cpuOf(proc), () => load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) }));
+    rows.push({ ...result, cpu, ...(proc ? { rssMiB: proc.rssMiB() } : {}) });
   };
   try {
     await drive('direct to the upstream', `${upstream.url}/orders/1`);
@@ -66,12 +85,13 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     await drive('tessera gateway, no plugin', `${plain.url}/orders/1`, plain).finally(() => plain.stop());
 
     const database = `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-gw-')), 'db.sqlite')}`;
-    const service = await startServiceProcess({ TESSERA_DATABASE: database });
+    const tokenService = await startServiceProcess({ TESSERA_DATABASE: database });
+    service = tokenService;
     try {
-      const setup = await prepare(service, { TESSERA_DATABASE: database });
+      const setup = await prepare(tokenService, { TESSERA_DATABASE: database });
       const plugin = (cache: boolean) => gatewayEnv({
         GATEWAY_PLUGINS_0_TYPE: 'token-exchange',
-        GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: service.url,
+        GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: tokenService.url,
         GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: 'Authorization',
         GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: 'oauth_client',
         GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: setup.clientId,
@@ -81,18 +101,19 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
       });
       const hit = await startGatewayProcess(plugin(true));
       await drive(HIT_ROW, `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
-      rows.push(await loadExchanges(setup, TOKEN_ENDPOINT_ROW, options.seconds));
+      const { result, cpu } = await measureCpu(cpuOf(), () => loadExchanges(setup, TOKEN_ENDPOINT_ROW, options.seconds));
+      rows.push({ ...result, cpu });
       const miss = await startGatewayProcess(plugin(false));
       let next = 0;
       await drive(MISS_ROW, `${miss.url}/orders/1`, miss, {}, () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` }))
         .finally(() => miss.stop());
     } finally {
-      await service.stop();
+      await tokenService.stop();
     }
   } finally {
     await upstream.stop();
   }
-  return `${table(rows).replace('service RSS MiB', 'proxy RSS MiB')}\n\n${targets(rows)}`;
+  return `${table(rows).replace('service RSS MiB', 'proxy RSS MiB')}\n\n${cpuTable(rows)}\n\n${targets(rows)}`;
 }
 
 const NGINX_ROW = 'nginx 1 worker, proxy_pass keepalive';
@@ -100,6 +121,16 @@ const FASTIFY_ROW = '@fastify/http-proxy, no auth';
 const HIT_ROW = 'tessera gateway, token exchange, cache hit';
 const MISS_ROW = 'tessera gateway, token exchange, cache miss (distinct subjects)';
 const TOKEN_ENDPOINT_ROW = 'token endpoint alone: the exchange a miss sends';
+
+/** Two cores are shared by every process of a row: this shows where they went. */
+function cpuTable(rows: readonly Row[]): string {
+  const columns = ['load generator', 'upstream', 'proxy', 'service'];
+  const cell = (value: number | undefined) => (value === undefined ? '' : `${Math.round(value * 100)} %`);
+  return [
+    `| CPU, % of one core | ${columns.join(' | ')} |`, `|---|${columns.map(() => '---:').join('|')}|`,
+    ...rows.map((r) => `| ${r.name} | ${columns.map((c) => cell(r.cpu?.[c])).join(' | ')} |`),
+  ].join('\n');
+}
 
 /** Issue 4's targets, worked out from this run's rows. */
 function targets(rows: readonly Row[]): string {

@@ -15,3 +15,14 @@ export function rssMiB(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
+
+/** CPU time (user + system) a process and its children (nginx's workers) have used, in seconds. */
+export function cpuSeconds(pid: number | undefined): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+  return ownCpuSeconds(String(pid)) + children.reduce((sum, child) => sum + ownCpuSeconds(child), 0);
+}
+
+function ownCpuSeconds(pid: string): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime and stime, in USER_HZ ticks
+}

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort, rssMiB } from './ports.ts';
+import { cpuSeconds, freePort, rssMiB } from './ports.ts';
 
 export interface BenchProcess {
   url: string;
   pid: number | undefined;
   rssMiB(): number;
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -28,6 +29,7 @@ export async function startProcess(
     url,
     pid: child.pid,
     rssMiB: () => rssMiB(child.pid),
+    cpuSeconds: () => cpuSeconds(child.pid),
     async stop() {
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));

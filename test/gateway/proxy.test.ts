@@ -87,6 +87,19 @@ describe('Gateway proxy core', () => {
     assert.equal(response.headers['x-upstream'], 'yes');
   });
 
+  it('regression: an upload with Expect: 100-continue (curl sends it for large bodies) got 502; now it goes through', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = rawRequest(`${gateway.url}/orders/upload`, { method: 'POST', headers: { host: 'api.example.com', expect: '100-continue', 'content-length': '5' } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('continue', () => req.end('hello')).on('error', reject);
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.parse(answer.body).bytes, 5);
+    assert.equal(orders.requests[0]!.headers.expect, undefined);
+  });
+
   it('runs plugins unless the URL rule disables them', async () => {
     await send(gateway.url, '/orders/1', [['Host', 'api.example.com']]);
     await send(gateway.url, '/x', [['Host', 'shop.example.com:80']]);

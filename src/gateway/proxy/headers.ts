@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 /** RFC 9110 §7.6.1 connection-specific fields, never forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
+  // Node has already answered `100 Continue` to the client, and undici refuses to send it.
+  'expect']);
 
 export type ForwardHeaders = Record<string, string | string[]>;
 

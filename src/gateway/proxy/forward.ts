@@ -13,6 +13,9 @@ export interface ForwardTarget {
   headers: ForwardHeaders;
 }
 
+/** nginx's code for a client that closed the connection before the answer: metrics count it so. */
+const CLIENT_CLOSED_REQUEST = 499;
+
 /** How a forwarded request ended: the upstream's status, or that the client left early. */
 export interface ForwardOutcome {
   status: number;
@@ -65,7 +68,7 @@ export function forward(request: IncomingMessage, response: ServerResponse, targ
         response.removeListener('close', onClientGone);
         if (response.headersSent || response.destroyed) {
           response.destroy();
-          return resolve({ status, delivered: false });
+          return resolve({ status: status || CLIENT_CLOSED_REQUEST, delivered: false });
         }
         if (error instanceof undiciErrors.HeadersTimeoutError) return reject(new GatewayError(504, 'GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error }));
         reject(new GatewayError(502, 'GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error }));

@@ -38,7 +38,11 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
   const pool = (origin: string) => {
     let existing = pools.get(origin);
     if (!existing) {
-      existing = new Pool(origin, { connections: 256, headersTimeout: config.upstreamTimeoutMs, bodyTimeout: config.upstreamTimeoutMs, keepAliveTimeout: 30_000 });
+      // An upstream that does not accept the connection in upstream_timeout is unreachable (502).
+      existing = new Pool(origin, {
+        connections: 256, keepAliveTimeout: 30_000,
+        connect: { timeout: config.upstreamTimeoutMs }, headersTimeout: config.upstreamTimeoutMs, bodyTimeout: config.upstreamTimeoutMs,
+      });
       pools.set(origin, existing);
     }
     return existing;

@@ -8,10 +8,17 @@ export interface TokenResponse {
 }
 
 /**
- * Keep-alive connections to token endpoints, of this undici and not the global dispatcher:
- * that one is Node's bundled undici, a second copy that would cost ~10 MiB more to load.
+ * Keep-alive connections to token endpoints, of this undici and not the global dispatcher
+ * (Node's bundled undici, a second copy that would cost ~10 MiB more to load); one agent per
+ * timeout, because the connect timeout is an agent's setting and must not outlast the
+ * deadline, or an unreachable endpoint would pile up half-open sockets for undici's 10 s.
  */
-const tokenEndpoints = new Agent({ keepAliveTimeout: 30_000 });
+const agents = new Map<number, Agent>();
+function agentFor(timeoutMs: number): Agent {
+  let agent = agents.get(timeoutMs);
+  if (!agent) agents.set(timeoutMs, (agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: timeoutMs } })));
+  return agent;
+}
 
 /**
  * One form POST to `<service_base_url>/oauth2/tokens` with a deadline. Anything but a 200
@@ -53,6 +60,8 @@ export async function postTokenRequest(
   return { accessToken: body.access_token, expiresAt: expiresIn === undefined ? undefined : Date.now() + expiresIn * 1000 };
 }
 
+const MAX_TOKEN_RESPONSE_BYTES = 65_536;
+
 /**
  * The POST through undici's dispatch handler: the answer is a few hundred bytes, so it is
  * gathered in memory rather than read through a response stream built per request. The
@@ -74,10 +83,10 @@ function postForm(url: string, headers: Record<string, string>, body: string, ti
     };
     const deadline = setTimeout(() => {
       const error = new Error('the deadline passed');
-      controller?.abort(error);
       settle(() => reject(error));
+      controller?.abort(error);
     }, timeoutMs);
-    tokenEndpoints.dispatch({ origin, path: `${pathname}${search}`, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, {
+    agentFor(timeoutMs).dispatch({ origin, path: `${pathname}${search}`, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, {
       onRequestStart(c) {
         controller = c;
         if (settled) c.abort(new Error('the deadline passed'));
@@ -85,10 +94,15 @@ function postForm(url: string, headers: Record<string, string>, body: string, ti
       onResponseStart(_c, statusCode) {
         status = statusCode;
       },
-      onResponseData(_c, chunk) {
-        // A token response is small; past 64 KiB it is not one, and the rest is not kept.
+      onResponseData(c, chunk) {
         bytes += chunk.length;
-        if (bytes <= 65_536) chunks.push(chunk);
+        chunks.push(chunk);
+        // A token response is small; past 64 KiB it is not one: stop reading, and the
+        // truncated text is then no JSON (MALFORMED, or REFUSED with its status).
+        if (bytes > MAX_TOKEN_RESPONSE_BYTES) {
+          settle(() => resolve({ status, text: '' })); // before abort, whose error comes back at once
+          c.abort(new Error('the token response is too large'));
+        }
       },
       onResponseEnd() {
         settle(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));

@@ -1,10 +1,7 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import type { ForwardHeaders } from './headers.ts';
+import { returnableHeaders, type ForwardHeaders } from './headers.ts';
 import { GatewayError } from './gateway-error.ts';
-
-/** RFC 9110 §7.6.1 fields that describe the upstream connection, not the response. */
-const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
 
 export interface ForwardTarget {
   dispatcher: Dispatcher;
@@ -51,7 +48,7 @@ export function forward(request: IncomingMessage, response: ServerResponse, targ
         if (statusCode < 200) return; // 1xx: interim, the final answer follows
         status = statusCode;
         if (response.destroyed) return void c.abort(new undiciErrors.RequestAbortedError('the client went away'));
-        response.writeHead(statusCode, responseHeaders(headers));
+        response.writeHead(statusCode, returnableHeaders(headers));
       },
       onResponseData(c, chunk) {
         if (!response.write(chunk)) {
@@ -75,16 +72,4 @@ export function forward(request: IncomingMessage, response: ServerResponse, targ
       },
     });
   });
-}
-
-/** The upstream's headers minus hop-by-hop ones and those its `Connection` names. */
-function responseHeaders(headers: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
-  const connection = headers.connection;
-  const named = connection ? String(connection).toLowerCase().split(',').map((h) => h.trim()) : [];
-  const out: OutgoingHttpHeaders = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name) && !named.includes(name)) out[name] = value;
-  }
-  return out;
 }

@@ -1,19 +1,32 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 
-/** RFC 9110 §7.6.1 connection-specific fields, never forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
+/** RFC 9110 §7.6.1: fields about one connection, not the message; never passed on either way. */
+const CONNECTION_FIELDS = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+
+const NOT_FORWARDED_UPSTREAM = new Set([...CONNECTION_FIELDS, 'proxy-authenticate', 'proxy-authorization', 'host',
   // Node has already answered `100 Continue` to the client, and undici refuses to send it.
   'expect']);
+const NOT_RETURNED_TO_CLIENT = new Set(CONNECTION_FIELDS);
 
 export type ForwardHeaders = Record<string, string | string[]>;
 
-/** Headers for the upstream: hop-by-hop ones (and those `Connection` names) removed first. */
+/** Headers for the upstream: connection-specific ones (and those `Connection` names) removed first. */
 export function forwardableHeaders(headers: IncomingHttpHeaders): ForwardHeaders {
-  const named = headers.connection ? headers.connection.toLowerCase().split(',').map((h) => h.trim()) : [];
-  const out: ForwardHeaders = {};
+  return withoutConnectionFields(headers, NOT_FORWARDED_UPSTREAM);
+}
+
+/** The upstream's answer headers for the client, cleaned the same way. */
+export function returnableHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  return withoutConnectionFields(headers, NOT_RETURNED_TO_CLIENT);
+}
+
+function withoutConnectionFields(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Record<string, string | string[]> {
+  const connection = headers.connection;
+  const named = connection ? connection.toLowerCase().split(',').map((h) => h.trim()) : [];
+  const out: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.includes(name)) out[name] = value;
+    if (value !== undefined && !drop.has(name) && !named.includes(name)) out[name] = value;
   }
   return out;
 }

@@ -11,14 +11,18 @@ export class OAuthParams {
 
   constructor(body: string) {
     const params = new URLSearchParams(body);
+    const seen = new Set<string>();
     let count = 0;
     for (const [name, value] of params) {
       if (++count > MAX_PARAMETERS) throw new InvalidRequest(`the request has more than ${MAX_PARAMETERS} parameters`);
       if (value.length > MAX_VALUE_LENGTH) throw new InvalidRequest(`parameter ${name} is longer than ${MAX_VALUE_LENGTH} characters`);
+      // Checked before empty values are dropped: `a=&a=x` would otherwise let a proxy and this
+      // server each read a different copy of the same parameter.
+      if (seen.has(name) && !REPEATABLE.has(name)) throw new InvalidRequest(`parameter ${name} must not be repeated`);
+      seen.add(name);
       // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
       if (value === '') continue;
       const values = this.#values.get(name) ?? [];
-      if (values.length > 0 && !REPEATABLE.has(name)) throw new InvalidRequest(`parameter ${name} must not be repeated`);
       values.push(value);
       this.#values.set(name, values);
     }

@@ -85,9 +85,8 @@ export function oauthClientRoutes(store: Store): FastifyPluginAsyncTypebox {
     app.delete('/oauth2/clients/:client_id', {
       schema: { tags, security, summary: 'Delete an OAuth2 client', params: ClientParams, response: { 204: Type.Null(), ...commonErrors } },
     }, async (request, reply) => {
-      const orgId = tenantOf(request).org.id;
-      if (!(await store.deleteClient(orgId, request.params.client_id))) throw notFound();
-      await store.revokeTokensOfParty(orgId, request.params.client_id, Date.now());
+      // Revokes the client's opaque tokens in the same transaction (see Store.deleteClient).
+      if (!(await store.deleteClient(tenantOf(request).org.id, request.params.client_id, Date.now()))) throw notFound();
       return reply.code(204).send(null);
     });
 

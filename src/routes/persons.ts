@@ -78,10 +78,9 @@ export function personRoutes(store: Store): FastifyPluginAsyncTypebox {
     app.delete('/persons/:person_id', {
       schema: { tags, security, summary: 'Delete a person and everything of theirs', params: PersonParams, response: { 204: Type.Null(), ...commonErrors } },
     }, async (request, reply) => {
-      const orgId = tenantOf(request).org.id;
-      if (!(await store.deletePerson(orgId, request.params.person_id))) throw notFound();
-      // Their JWTs are refused at exchange (the person is looked up); opaque tokens are revoked.
-      await store.revokeTokensOfParty(orgId, request.params.person_id, Date.now());
+      // Their opaque tokens are revoked in the same transaction; their JWTs, which cannot be
+      // revoked, are refused at exchange because the person is looked up there.
+      if (!(await store.deletePerson(tenantOf(request).org.id, request.params.person_id, Date.now()))) throw notFound();
       return reply.code(204).send(null);
     });
   };

@@ -1,4 +1,4 @@
-import { UniqueViolation, type SqlDriver } from './sql-driver.ts';
+import { UniqueViolation, type SqlDriver, type SqlExecutor } from './sql-driver.ts';
 import { keysetPage } from './keyset-page.ts';
 import {
   toAuditEvent, toOpaqueToken, toSigningKey, type AuditEventRow, type SigningKeyRow, type TokenRow,
@@ -74,16 +74,6 @@ export class TokenTables {
     return rows.length > 0;
   }
 
-  revokeTokensOfParty(orgId: string, partyId: string, at: number): Promise<number> {
-    return this.#db.run(
-      `WITH RECURSIVE tree(hash) AS (
-         SELECT hash FROM tokens WHERE org_id = $1 AND (client_id = $2 OR subject = $2)
-         UNION SELECT t.hash FROM tokens t JOIN tree ON t.parent_hash = tree.hash)
-       UPDATE tokens SET revoked_at = $3 WHERE hash IN (SELECT hash FROM tree) AND revoked_at IS NULL`,
-      [orgId, partyId, at],
-    );
-  }
-
   deleteExpiredTokens(before: number, limit: number): Promise<number> {
     // Bounded, so one purge never holds the write lock for long.
     return this.#db.run(
@@ -107,5 +97,20 @@ function insertKey(db: Pick<SqlDriver, 'run'>, key: SigningKey): Promise<number>
   return db.run(
     'INSERT INTO signing_keys (kid, alg, public_jwk, sealed_private_jwk, status, created_at, retired_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
     [key.kid, key.alg, JSON.stringify(key.publicJwk), key.sealedPrivateJwk, key.status, key.createdAt, key.retiredAt],
+  );
+}
+
+/**
+ * Revokes every opaque token issued to or for this client or person, with every token exchanged
+ * from them. Takes an executor, not the driver, so that it runs inside the transaction that
+ * deletes the party: a party must never be gone while its tokens still work.
+ */
+export function revokeTokensOfParty(tx: SqlExecutor, orgId: string, partyId: string, at: number): Promise<number> {
+  return tx.run(
+    `WITH RECURSIVE tree(hash) AS (
+       SELECT hash FROM tokens WHERE org_id = $1 AND (client_id = $2 OR subject = $2)
+       UNION SELECT t.hash FROM tokens t JOIN tree ON t.parent_hash = tree.hash)
+     UPDATE tokens SET revoked_at = $3 WHERE hash IN (SELECT hash FROM tree) AND revoked_at IS NULL`,
+    [orgId, partyId, at],
   );
 }

@@ -1,7 +1,7 @@
 import { ConflictError, type ConflictSubject, type Store } from './store.ts';
 import { UniqueViolation, type SqlDriver } from './sql-driver.ts';
 import { keysetPage } from './keyset-page.ts';
-import { TokenTables } from './sql-store-tokens.ts';
+import { revokeTokensOfParty, TokenTables } from './sql-store-tokens.ts';
 import {
   toApiKey, toClient, toOrganization, toPerson,
   type ApiKeyRow, type ClientRow, type OrganizationRow, type PersonRow,
@@ -146,8 +146,8 @@ export class SqlStore implements Store {
     return keysetPage(this.#db, 'persons', orgId, page, toPerson);
   }
 
-  async deletePerson(orgId: string, id: string): Promise<boolean> {
-    return (await this.#db.run('DELETE FROM persons WHERE org_id = $1 AND id = $2', [orgId, id])) > 0;
+  deletePerson(orgId: string, id: string, at: number): Promise<boolean> {
+    return this.#deleteParty('persons', orgId, id, at);
   }
 
   async createClient(client: OAuthClient): Promise<void> {
@@ -186,8 +186,18 @@ export class SqlStore implements Store {
     return keysetPage(this.#db, 'oauth_clients', orgId, page, toClient);
   }
 
-  async deleteClient(orgId: string, id: string): Promise<boolean> {
-    return (await this.#db.run('DELETE FROM oauth_clients WHERE org_id = $1 AND id = $2', [orgId, id])) > 0;
+  deleteClient(orgId: string, id: string, at: number): Promise<boolean> {
+    return this.#deleteParty('oauth_clients', orgId, id, at);
+  }
+
+  /** The row and the revocation of its tokens commit together or not at all. */
+  #deleteParty(table: 'persons' | 'oauth_clients', orgId: string, id: string, at: number): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const deleted = await tx.run(`DELETE FROM ${table} WHERE org_id = $1 AND id = $2`, [orgId, id]);
+      if (deleted === 0) return false;
+      await revokeTokensOfParty(tx, orgId, id, at);
+      return true;
+    });
   }
 
   async replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean> {
@@ -220,9 +230,6 @@ export class SqlStore implements Store {
   }
   isLineageRevoked(hash: string): Promise<boolean> {
     return this.#tokens.isLineageRevoked(hash);
-  }
-  revokeTokensOfParty(orgId: string, partyId: string, at: number): Promise<number> {
-    return this.#tokens.revokeTokensOfParty(orgId, partyId, at);
   }
   recordAuditEvent(event: AuditEvent): Promise<void> {
     return this.#tokens.recordAuditEvent(event);

@@ -42,7 +42,12 @@ export interface Store {
   getPerson(orgId: string, id: string): Promise<Person | undefined>;
   findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined>;
   listPersons(orgId: string, page: PageRequest): Promise<Page<Person>>;
-  deletePerson(orgId: string, id: string): Promise<boolean>;
+  /**
+   * Deletes the person (their handles go with them) and revokes, in the same transaction,
+   * every opaque token issued to or for them with every token exchanged from those, at `at`.
+   * Either both happen or neither does. Returns false, changing nothing, for an unknown id.
+   */
+  deletePerson(orgId: string, id: string, at: number): Promise<boolean>;
 
   createClient(client: OAuthClient): Promise<void>;
   getClient(orgId: string, id: string): Promise<OAuthClient | undefined>;
@@ -51,7 +56,8 @@ export interface Store {
   /** The client with its organisation's configuration, in one look-up (token endpoint hot path). */
   findClientWithConfig(id: string): Promise<{ client: OAuthClient; config: OrganizationConfig } | undefined>;
   listClients(orgId: string, page: PageRequest): Promise<Page<OAuthClient>>;
-  deleteClient(orgId: string, id: string): Promise<boolean>;
+  /** Deletes the client and revokes its tokens atomically, exactly as {@link Store.deletePerson}. */
+  deleteClient(orgId: string, id: string, at: number): Promise<boolean>;
   replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean>;
 
   /** Every signing key still on record, newest first. */
@@ -70,8 +76,6 @@ export interface Store {
    * is used, so a token exchanged concurrently with its parent's revocation is caught too.
    */
   isLineageRevoked(hash: string): Promise<boolean>;
-  /** Revokes every opaque token issued to or for this client or person, with their descendants. */
-  revokeTokensOfParty(orgId: string, partyId: string, at: number): Promise<number>;
   /** Deletes up to `limit` opaque tokens that expired before `before`; returns how many. */
   deleteExpiredTokens(before: number, limit: number): Promise<number>;
 

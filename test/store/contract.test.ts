@@ -132,8 +132,8 @@ for (const backend of backends()) {
       assert.equal(await store.getPerson(b.id, p.id), undefined);
       assert.deepEqual(await store.findPersonByHandle(a.id, { type: 'phone_number', value: '+15550100' }), p);
       assert.equal(await store.findPersonByHandle(b.id, { type: 'phone_number', value: '+15550100' }), undefined);
-      assert.equal(await store.deletePerson(b.id, p.id), false);
-      assert.equal(await store.deletePerson(a.id, p.id), true);
+      assert.equal(await store.deletePerson(b.id, p.id, 1), false);
+      assert.equal(await store.deletePerson(a.id, p.id, 1), true);
       assert.equal(await store.getPerson(a.id, p.id), undefined);
       assert.equal(await store.findPersonByHandle(a.id, p.handles[0]!), undefined, 'handles go with the person');
       await store.createPerson({ ...person(a.id), handles: p.handles }); // and are free again
@@ -211,8 +211,8 @@ for (const backend of backends()) {
       assert.equal(await store.replaceClientSecret(b.id, c.id, 'other'), false);
       assert.equal(await store.replaceClientSecret(a.id, c.id, 'rotated'), true);
       assert.equal((await store.findClient(c.id))?.secretHash, 'rotated');
-      assert.equal(await store.deleteClient(b.id, c.id), false);
-      assert.equal(await store.deleteClient(a.id, c.id), true);
+      assert.equal(await store.deleteClient(b.id, c.id, 1), false);
+      assert.equal(await store.deleteClient(a.id, c.id, 1), true);
       assert.equal(await store.findClient(c.id), undefined);
     });
   });
@@ -260,7 +260,7 @@ for (const backend of backends()) {
       assert.equal(await store.findToken('nope'), undefined);
     });
 
-    it('finds a revoked token anywhere up a lineage, and revokes all tokens of a party', async () => {
+    it('finds a revoked token anywhere up a lineage', async () => {
       const root = token(orgId);
       const child = token(orgId, root.hash);
       const grandchild = { ...token(orgId, child.hash), subject: 'per_other', clientId: 'cli_z' };
@@ -269,13 +269,48 @@ for (const backend of backends()) {
       await store.revokeTokenTree(root.hash, 50); // revokes all three
       await store.insertToken({ ...token(orgId, child.hash), hash: 'late-child' }); // as if exchanged concurrently
       assert.equal(await store.isLineageRevoked('late-child'), true);
-      const mine = { ...token(orgId), clientId: 'cli_mine', subject: 'cli_mine' };
-      const derived = { ...token(orgId, mine.hash), clientId: 'cli_other' };
-      const theirs = { ...token(orgId), clientId: 'cli_other' };
-      for (const t of [mine, derived, theirs]) await store.insertToken(t);
-      assert.equal(await store.revokeTokensOfParty(orgId, 'cli_mine', 60), 2);
-      assert.equal((await store.findToken(theirs.hash))?.revokedAt, null);
-      assert.equal(await store.revokeTokensOfParty('org_elsewhere', 'cli_other', 60), 0, 'scoped to the organisation');
+    });
+
+    const revokedAt = async (...tokens: OpaqueToken[]) => Promise.all(tokens.map(async (t) => (await store.findToken(t.hash))?.revokedAt));
+
+    it('deleting a person revokes every token for them and everything exchanged from those, nothing else', async () => {
+      const p = person(orgId);
+      await store.createPerson(p);
+      const other = org();
+      await store.createOrganization(other, key(other.id));
+      const theirs = { ...token(orgId), subject: p.id, clientId: 'cli_gateway' };
+      const exchanged = { ...token(orgId, theirs.hash), subject: 'per_someone', clientId: 'cli_downstream' };
+      const earlier = { ...token(orgId), subject: p.id, revokedAt: 5 };
+      const unrelated = { ...token(orgId), subject: 'per_someone', clientId: 'cli_gateway' };
+      const sameIdElsewhere = { ...token(other.id), subject: p.id };
+      for (const t of [theirs, exchanged, earlier, unrelated, sameIdElsewhere]) await store.insertToken(t);
+
+      assert.equal(await store.deletePerson(orgId, p.id, 70), true);
+      assert.deepEqual(await revokedAt(theirs, exchanged, earlier, unrelated, sameIdElsewhere), [70, 70, 5, null, null]);
+      assert.equal(await store.getPerson(orgId, p.id), undefined);
+      assert.equal(await store.deletePerson(orgId, p.id, 80), false, 'a second delete finds nothing');
+    });
+
+    it('deleting an unknown person or client revokes nothing', async () => {
+      const orphan = { ...token(orgId), subject: 'per_never_created', clientId: 'cli_never_created' };
+      await store.insertToken(orphan);
+      assert.equal(await store.deletePerson(orgId, 'per_never_created', 90), false);
+      assert.equal(await store.deleteClient(orgId, 'cli_never_created', 90), false);
+      assert.deepEqual(await revokedAt(orphan), [null]);
+    });
+
+    it('deleting a client revokes the tokens issued to it, its own, and everything exchanged from those', async () => {
+      const c = client(orgId);
+      await store.createClient(c);
+      const issuedTo = { ...token(orgId), clientId: c.id, subject: 'per_someone' };
+      const own = { ...token(orgId), clientId: c.id, subject: c.id };
+      const exchanged = { ...token(orgId, issuedTo.hash), clientId: 'cli_downstream', subject: 'per_someone' };
+      const unrelated = { ...token(orgId), clientId: 'cli_downstream', subject: 'per_someone' };
+      for (const t of [issuedTo, own, exchanged, unrelated]) await store.insertToken(t);
+
+      assert.equal(await store.deleteClient(orgId, c.id, 60), true);
+      assert.deepEqual(await revokedAt(issuedTo, own, exchanged, unrelated), [60, 60, 60, null]);
+      assert.equal(await store.findClient(c.id), undefined);
     });
 
     it('purges expired tokens in bounded batches and keeps current ones', async () => {

@@ -1,4 +1,6 @@
-import type { TestOrg, TestService } from './service.ts';
+import { SignJWT, type CryptoKey } from 'jose';
+import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
+import { TEST_SECRET, type TestOrg, type TestService } from './service.ts';
 
 export const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
@@ -67,4 +69,35 @@ export async function clientToken(t: TestService, client: ClientCredentials, sco
 /** The payload of a compact JWS, unverified: for asserting what a token says. */
 export function claims(jwt: string): any {
   return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+}
+
+/** The running service's own signing key, read from its store as another replica would. */
+export function serviceSigningKey(t: TestService): Promise<{ kid: string; privateKey: CryptoKey }> {
+  return new KeyRing(t.service.store, TEST_SECRET).signingKey();
+}
+
+/**
+ * A JWT signed with the service's real key that is a valid token of `subject` in `orgId`
+ * unless `claims` or `header` say otherwise: so a refusal is about that one claim. A claim
+ * set to undefined is left out.
+ */
+export async function forgeServiceJwt(
+  t: TestService,
+  key: { kid: string; privateKey: CryptoKey },
+  base: { orgId: string; subject: string },
+  claims: Record<string, unknown> = {},
+  header: Record<string, unknown> = {},
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const issuer = t.service.issuer;
+  return new SignJWT({ iss: issuer, aud: issuer, sub: base.subject, oid: base.orgId, iat: now, exp: now + 600, ...claims })
+    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt', ...header } as { alg: string })
+    .sign(key.privateKey);
+}
+
+/** Introspection as a client (HTTP Basic) or with API key headers (`org.headers`). */
+export function introspect(t: TestService, value: string, as: ClientCredentials | TestOrg | Record<string, string>): Promise<OAuthResponse> {
+  if ('secret' in as && 'id' in as) return oauthPost(t, '/oauth2/tokens/introspect', { token: value }, as as ClientCredentials);
+  const headers = 'headers' in as ? (as as TestOrg).headers : (as as Record<string, string>);
+  return oauthPost(t, '/oauth2/tokens/introspect', { token: value }, undefined, headers);
 }

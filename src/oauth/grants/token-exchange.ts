@@ -1,5 +1,5 @@
-import type { ActClaim } from '../../store/types.ts';
 import { InvalidRequest, InvalidScope, InvalidTarget } from '../errors.ts';
+import { actDepth, MAX_ACT_DEPTH } from '../tokens/delegation-claims.ts';
 import type { OwnToken } from '../tokens/reader.ts';
 import { TOKEN_TYPE } from '../tokens/token-types.ts';
 import { readExchangeRequest, type ExchangeRequest } from './exchange-request.ts';
@@ -8,13 +8,6 @@ import { organizationConfig, scopeSet, type Grant } from './grant.ts';
 import type { OAuthClient } from '../../store/types.ts';
 
 export { TOKEN_EXCHANGE };
-
-/** Deeper chains are refused: each hop stores the whole chain, and no real delegation needs more. */
-export const MAX_ACT_DEPTH = 10;
-
-function depth(act: ActClaim | undefined): number {
-  return act ? 1 + depth(act.act) : 0;
-}
 
 /** Delegation narrows and never widens: within the subject's scopes, the client's, and an acting client's. */
 function delegatedScope(subject: OwnToken, client: OAuthClient | undefined, actor: Actor, requested: string[] | undefined): string {
@@ -54,7 +47,7 @@ export const tokenExchange: Grant = {
     const subject = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
     audit.orgId = subject.orgId;
     audit.subject = subject.subject;
-    if (depth(subject.act) >= MAX_ACT_DEPTH) throw new InvalidRequest(`subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
+    if (actDepth(subject.act) >= MAX_ACT_DEPTH) throw new InvalidRequest(`subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
     const config = await organizationConfig(context, subject.orgId);
     const actor = await resolveActor(deps, request.actorToken, request.actorTokenType, client, subject.orgId, config);
     audit.actor = actor.id;

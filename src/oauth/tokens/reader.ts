@@ -3,6 +3,7 @@ import { hashSecret } from '../../crypto/ids.ts';
 import type { TokenContext } from './context.ts';
 import type { ActClaim, OpaqueToken } from '../../store/types.ts';
 import { SIGNING_ALG } from '../keys/key-ring.ts';
+import { MalformedClaim, readActClaim, readMayActClaim } from './delegation-claims.ts';
 
 /** A token of this server, verified and current. */
 export interface OwnToken {
@@ -29,6 +30,10 @@ export class TokenRejected extends Error {
 }
 
 const MAX_JWT_LENGTH = 8_192;
+/** For exp and nbf: replicas' clocks differ by a little. */
+const CLOCK_TOLERANCE_S = 5;
+/** jose checks iat only against a maximum age; a token issued further ahead than this came from a badly skewed clock or was forged. */
+const MAX_IAT_SKEW_S = 60;
 
 /** Verifies this server's JWTs against its key ring and looks opaque tokens up by hash. */
 export class TokenReader {
@@ -40,6 +45,7 @@ export class TokenReader {
 
   async jwt(value: string): Promise<OwnToken> {
     if (value.length > MAX_JWT_LENGTH) throw new TokenRejected(`is longer than ${MAX_JWT_LENGTH} characters`);
+    const now = this.#ctx.now();
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(value, async (header) => {
@@ -47,17 +53,30 @@ export class TokenReader {
         if (!key) throw new TokenRejected('is signed with a key this server does not know');
         return key;
       }, {
-        issuer: this.#ctx.issuer(), typ: 'at+jwt', algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'iat', 'oid'],
-        currentDate: new Date(this.#ctx.now()), clockTolerance: 5,
+        issuer: this.#ctx.issuer(), audience: this.#ctx.issuer(), typ: 'at+jwt', algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'iat', 'oid'],
+        currentDate: new Date(now), clockTolerance: CLOCK_TOLERANCE_S,
       }));
     } catch (error) {
       throw error instanceof TokenRejected ? error : new TokenRejected(describeJoseError(error));
     }
+    if (payload.iat! > Math.floor(now / 1000) + MAX_IAT_SKEW_S) {
+      throw new TokenRejected(`was issued in the future ("iat" is more than ${MAX_IAT_SKEW_S} seconds ahead)`);
+    }
     if (typeof payload.oid !== 'string') throw new TokenRejected('has no organisation (oid)');
+    // jose checks that sub is present, not what it is.
+    if (typeof payload.sub !== 'string') throw new TokenRejected('has a malformed claim: "sub" must be a string');
+    let act: ActClaim | undefined;
+    let mayAct: { sub: string } | undefined;
+    try {
+      act = readActClaim(payload.act);
+      mayAct = readMayActClaim(payload.may_act);
+    } catch (error) {
+      throw error instanceof MalformedClaim ? new TokenRejected(`has a malformed claim: ${error.message}`) : error;
+    }
     return {
-      format: 'jwt', orgId: payload.oid, subject: payload.sub!, clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
-      scope: typeof payload.scope === 'string' ? payload.scope : '', act: payload.act as ActClaim | undefined,
-      mayAct: payload.may_act as { sub: string } | undefined, issuedAt: payload.iat! * 1000, expiresAt: payload.exp! * 1000, claims: payload,
+      format: 'jwt', orgId: payload.oid, subject: payload.sub, clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
+      scope: typeof payload.scope === 'string' ? payload.scope : '', act, mayAct,
+      issuedAt: payload.iat! * 1000, expiresAt: payload.exp! * 1000, claims: payload,
     };
   }
 
@@ -78,7 +97,12 @@ export class TokenReader {
 
 function describeJoseError(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'has expired';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return `failed the "${error.claim}" check (${error.reason})`;
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf' && error.reason === 'check_failed') return 'is not valid yet ("nbf" is in the future)';
+    if (error.claim === 'aud') return `is not meant for this service ("aud" must be its issuer URL)`;
+    // claim is one of jose's own names (iss, aud, typ, iat, ...), never caller text.
+    return `failed the "${error.claim}" check (${error.reason})`;
+  }
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'uses a signing algorithm this server does not accept';
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'has an invalid signature';
   if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid) return 'is not a well-formed JWT';

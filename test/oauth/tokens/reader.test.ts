@@ -1,0 +1,80 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { SignJWT } from 'jose';
+import { openStore } from '../../../src/store/open-store.ts';
+import type { Store } from '../../../src/store/store.ts';
+import { KeyRing } from '../../../src/oauth/keys/key-ring.ts';
+import { TokenReader, TokenRejected } from '../../../src/oauth/tokens/reader.ts';
+import { MAX_ACT_DEPTH } from '../../../src/oauth/tokens/delegation-claims.ts';
+
+const ISSUER = 'https://tessera.test';
+/** The frozen clock every check below is judged against. */
+const NOW_MS = Date.UTC(2030, 0, 1, 12, 0, 0);
+const NOW = NOW_MS / 1000;
+
+describe('TokenReader: time claims and delegation claims against a frozen clock', () => {
+  let store: Store;
+  let keys: KeyRing;
+  let reader: TokenReader;
+
+  const sign = async (claims: Record<string, unknown>) => {
+    const { kid, privateKey } = await keys.signingKey();
+    return new SignJWT({ iss: ISSUER, aud: ISSUER, sub: 'per_ada', oid: 'org_a', iat: NOW, exp: NOW + 600, ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' })
+      .sign(privateKey);
+  };
+  const rejection = async (claims: Record<string, unknown>): Promise<string> => {
+    const value = await sign(claims);
+    const error = await reader.jwt(value).then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof TokenRejected, `accepted: ${JSON.stringify(claims)}`);
+    return error.message;
+  };
+  const accepted = async (claims: Record<string, unknown>) => reader.jwt(await sign(claims));
+
+  before(async () => {
+    ({ store } = await openStore('sqlite::memory:'));
+    keys = new KeyRing(store, 'reader-test-secret-of-at-least-32-chars', () => NOW_MS);
+    await keys.init();
+    reader = new TokenReader({ store, keys, issuer: () => ISSUER, now: () => NOW_MS });
+  });
+  after(() => store.close());
+
+  it('accepts an iat up to 60 seconds ahead and refuses one a second further', async () => {
+    assert.equal((await accepted({ iat: NOW + 60 })).issuedAt, (NOW + 60) * 1000);
+    assert.equal(await rejection({ iat: NOW + 61 }), 'was issued in the future ("iat" is more than 60 seconds ahead)');
+  });
+
+  it('keeps 5 seconds of tolerance for nbf and exp', async () => {
+    await accepted({ nbf: NOW + 5 });
+    assert.equal(await rejection({ nbf: NOW + 6 }), 'is not valid yet ("nbf" is in the future)');
+    await accepted({ iat: NOW - 100, exp: NOW - 4 });
+    assert.equal(await rejection({ iat: NOW - 100, exp: NOW - 5 }), 'has expired');
+  });
+
+  it('requires aud to be the issuer', async () => {
+    assert.match(await rejection({ aud: undefined }), /"aud"/);
+    assert.match(await rejection({ aud: `${ISSUER}/` }), /"aud"/);
+    await accepted({ aud: [ISSUER, 'https://other.example'] });
+  });
+
+  it(`reads an act chain of ${MAX_ACT_DEPTH} actors and refuses ${MAX_ACT_DEPTH + 1}`, async () => {
+    const chain = (depth: number) => {
+      let act: { sub: string; act?: unknown } | undefined;
+      for (let level = depth; level >= 1; level--) act = { sub: `cli_${level}`, ...(act ? { act } : {}) };
+      return act;
+    };
+    assert.deepEqual((await accepted({ act: chain(MAX_ACT_DEPTH) })).act, chain(MAX_ACT_DEPTH));
+    assert.equal(await rejection({ act: chain(MAX_ACT_DEPTH + 1) }), `has a malformed claim: "act" nests more than ${MAX_ACT_DEPTH} actors`);
+  });
+
+  it('hands out act and may_act as fresh copies, not the verified payload', async () => {
+    const token = await accepted({ act: { sub: 'cli_a' }, may_act: { sub: 'cli_a' } });
+    assert.notEqual(token.act, token.claims?.act);
+    assert.notEqual(token.mayAct, token.claims?.may_act);
+    assert.deepEqual([token.act, token.mayAct], [{ sub: 'cli_a' }, { sub: 'cli_a' }]);
+  });
+
+  it('refuses a sub that is not a string', async () => {
+    assert.equal(await rejection({ sub: 12 }), 'has a malformed claim: "sub" must be a string');
+  });
+});

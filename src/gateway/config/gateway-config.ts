@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { GatewayConfigError, envKey, fileKey, type KeyNamer } from './config-error.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './token-exchange-params.ts';
 import { parseDuration } from './duration.ts';
+import { readRequestPolicy, REQUEST_POLICY_KEYS, type RequestPolicy } from './request-policy.ts';
 
 export interface PluginConfig {
   /** Lower-cased; unique. */
@@ -30,9 +31,12 @@ export interface GatewayConfig {
   urls: UrlRule[];
   /** In execution order (the order of N). */
   plugins: PluginConfig[];
+  requests: RequestPolicy;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** Single-valued top-level settings: `GATEWAY_<KEY>` in the environment, `<key>` in a file. */
+const TOP_LEVEL_KEYS = ['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'log_level', ...REQUEST_POLICY_KEYS] as const;
 
 export const gatewayDefaults = Object.freeze({ port: 8000, adminPort: 8001, host: '127.0.0.1', upstreamTimeoutMs: 30_000, logLevel: 'info' as const });
 
@@ -49,7 +53,7 @@ export function environmentTree(env: Record<string, string | undefined>): Tree {
     if (!name.startsWith('GATEWAY_') || value === undefined || value === '') continue;
     const rest = name.slice('GATEWAY_'.length);
     let m: RegExpExecArray | null;
-    if (['PORT', 'ADMIN_PORT', 'HOST', 'DEFAULT_TARGET', 'UPSTREAM_TIMEOUT', 'LOG_LEVEL'].includes(rest)) tree[rest.toLowerCase()] = value;
+    if (TOP_LEVEL_KEYS.includes(rest.toLowerCase() as never)) tree[rest.toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_(PATTERN|TARGET)$/.exec(rest))) entry('urls', Number(m[1]))[m[2]!.toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_PLUGINS_(.+)_ENABLED$/.exec(rest))) ((entry('urls', Number(m[1])).plugins ??= {}) as Tree)[m[2]!.toLowerCase()] = { enabled: value };
     else if ((m = /^PLUGINS_(\d+)_(TYPE|ID|ENABLED)$/.exec(rest))) entry('plugins', Number(m[1]))[m[2]!.toLowerCase()] = value;
@@ -94,7 +98,7 @@ function numbered(value: unknown, name: string): [number, unknown][] {
 
 export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   for (const name of Object.keys(tree)) {
-    if (!['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'log_level', 'urls', 'plugins'].includes(name)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
+    if (![...TOP_LEVEL_KEYS, 'urls', 'plugins'].includes(name as never)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
   }
   const port = readPort(tree.port, gatewayDefaults.port, key(['port']));
   const adminPort = readPort(tree.admin_port, gatewayDefaults.adminPort, key(['admin_port']));
@@ -134,7 +138,8 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     urls.push({ pattern, target, plugins: overrides });
   }
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
-  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, logLevel, urls, plugins };
+  const requests = readRequestPolicy(tree, key);
+  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, logLevel, urls, plugins, requests };
 }
 
 function objectAt(value: unknown, name: string): Tree {

@@ -1,13 +1,29 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { returnableHeaders, type ForwardHeaders } from './headers.ts';
 import { GatewayError } from './gateway-error.ts';
+import { tooLarge } from './inbound.ts';
 
 export interface ForwardTarget {
   dispatcher: Dispatcher;
   method: string;
   path: string;
   headers: ForwardHeaders;
+  /** Past this many body bytes the upload is cut and answered 413; undefined: no limit. */
+  maxBodyBytes?: number | undefined;
+}
+
+/** The request body, counted on its way when there is a limit (a declared length was checked before). */
+function bodyOf(request: IncomingMessage, max: number | undefined): Readable {
+  if (max === undefined) return request;
+  let seen = 0;
+  return request.pipe(new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      done(seen > max ? tooLarge(max) : null, chunk);
+    },
+  }));
 }
 
 /** nginx's code for a client that closed the connection before the answer: metrics count it so. */
@@ -39,7 +55,7 @@ export function forward(request: IncomingMessage, response: ServerResponse, targ
     const resumeUpstream = () => controller?.resume();
 
     const hasBody = target.method !== 'GET' && target.method !== 'HEAD';
-    target.dispatcher.dispatch({ method: target.method, path: target.path, headers: target.headers, body: hasBody ? request : null }, {
+    target.dispatcher.dispatch({ method: target.method, path: target.path, headers: target.headers, body: hasBody ? bodyOf(request, target.maxBodyBytes) : null }, {
       onRequestStart(c) {
         controller = c;
         if (response.destroyed) c.abort(new undiciErrors.RequestAbortedError('the client went away'));
@@ -67,6 +83,7 @@ export function forward(request: IncomingMessage, response: ServerResponse, targ
           response.destroy();
           return resolve({ status: status || CLIENT_CLOSED_REQUEST, delivered: false });
         }
+        if (error instanceof GatewayError) return reject(error);
         if (error instanceof undiciErrors.HeadersTimeoutError) return reject(new GatewayError(504, 'GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error }));
         reject(new GatewayError(502, 'GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error }));
       },

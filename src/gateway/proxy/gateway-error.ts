@@ -1,6 +1,12 @@
 /** Stable codes of the gateway's own answers (documented in docs/gateway.md). */
 export type GatewayErrorCode =
+  | 'GATEWAY_BAD_REQUEST_TARGET'
+  | 'GATEWAY_BAD_HOST'
   | 'GATEWAY_DUPLICATE_AUTHORIZATION'
+  | 'GATEWAY_DUPLICATE_HOST'
+  | 'GATEWAY_HOST_MISMATCH'
+  | 'GATEWAY_TOO_MANY_HEADERS'
+  | 'GATEWAY_BODY_TOO_LARGE'
   | 'GATEWAY_NO_ROUTE'
   | 'GATEWAY_UPSTREAM_UNREACHABLE'
   | 'GATEWAY_UPSTREAM_TIMEOUT'
@@ -13,11 +19,14 @@ export type GatewayErrorCode =
 export class GatewayError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: GatewayErrorCode | (string & {}), message: string, options?: { cause?: unknown }) {
+  /** Extra response headers, such as a Bearer challenge. */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(status: number, code: GatewayErrorCode | (string & {}), message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
     super(message, options);
     this.name = 'GatewayError';
     this.status = status;
     this.code = code;
+    this.headers = options?.headers ?? {};
   }
 }
 

@@ -38,12 +38,3 @@ export function countHeader(request: IncomingMessage, name: string): number {
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) count++;
   return count;
 }
-
-/** X-Forwarded-For appended, X-Forwarded-Proto and -Host set as the client saw them. */
-export function addForwardingHeaders(headers: ForwardHeaders, request: IncomingMessage): void {
-  const previous = headers['x-forwarded-for'];
-  const client = request.socket.remoteAddress ?? 'unknown';
-  headers['x-forwarded-for'] = previous ? `${[previous].flat().join(', ')}, ${client}` : client;
-  headers['x-forwarded-proto'] ??= 'encrypted' in request.socket ? 'https' : 'http';
-  if (request.headers.host) headers['x-forwarded-host'] ??= request.headers.host;
-}

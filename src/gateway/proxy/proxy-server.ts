@@ -3,7 +3,9 @@ import { Pool } from 'undici';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { Router, type Route } from './routing.ts';
-import { addForwardingHeaders, countHeader, forwardableHeaders, type ForwardHeaders } from './headers.ts';
+import { forwardableHeaders, type ForwardHeaders } from './headers.ts';
+import { setForwardingHeaders } from './forwarding.ts';
+import { readInbound, type Inbound } from './inbound.ts';
 import { GatewayError, gatewayErrorBody } from './gateway-error.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { forward } from './forward.ts';
@@ -11,6 +13,8 @@ import { forward } from './forward.ts';
 /** What a plugin sees and may change: the headers that will go upstream. */
 export interface PluginContext {
   request: IncomingMessage;
+  /** The path, host and query the upstream will see; decided before any plugin runs. */
+  inbound: Inbound;
   headers: ForwardHeaders;
   route: Route;
 }
@@ -50,21 +54,26 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<number> {
     if (closing) throw new GatewayError(503, 'GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry');
-    if (countHeader(request, 'authorization') > 1) throw new GatewayError(400, 'GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
-    const route = router.route(request.headers.host, request.url ?? '/');
+    const inbound = readInbound(request, config.requests);
+    const route = router.route(inbound.host, inbound.target.path, inbound.defaultPort);
     if (!route) throw new GatewayError(404, 'GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
     const headers = forwardableHeaders(request.headers);
     for (const plugin of plugins) {
       const enabled = route.rule?.plugins[plugin.id] ?? plugin.enabled;
-      if (enabled) await plugin.run({ request, headers, route });
+      if (enabled) await plugin.run({ request, inbound, headers, route });
     }
-    addForwardingHeaders(headers, request);
-    const outcome = await forward(request, response, { dispatcher: pool(route.origin), method: request.method ?? 'GET', path: `${route.basePath}${request.url ?? '/'}`, headers });
+    setForwardingHeaders(headers, request, { host: inbound.hostText, trustedProxies: config.requests.trustedProxies });
+    const path = `${route.basePath}${inbound.target.path}${inbound.target.query}`;
+    const outcome = await forward(request, response, { dispatcher: pool(route.origin), method: request.method ?? 'GET', path, headers, maxBodyBytes: config.requests.maxBodyBytes });
     if (!outcome.delivered) log.debug({ status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
     return outcome.status;
   }
 
-  const server = createServer((request, response) => {
+  const headersTimeout = config.requests.headersTimeoutMs;
+  const server = createServer({
+    // Node answers 408 itself when headers are late; it checks every connectionsCheckingInterval.
+    headersTimeout, requestTimeout: Math.max(300_000, headersTimeout), connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 10)),
+  }, (request, response) => {
     const started = performance.now();
     handle(request, response).then(
       (status) => metrics.observe(status, started),
@@ -72,12 +81,14 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
         const known = error instanceof GatewayError ? error : new GatewayError(500, 'GATEWAY_INTERNAL_ERROR', 'an unexpected error occurred; it has been logged', { cause: error });
         log[known.status >= 500 ? 'warn' : 'info']({ code: known.code, cause: (known.cause as Error | undefined)?.message, method: request.method, path: request.url?.split('?')[0] }, known.message);
         request.resume(); // drain what the client still sends, so the connection stays usable
-        if (!response.headersSent) response.writeHead(known.status, { 'content-type': 'application/json; charset=utf-8' }).end(gatewayErrorBody(known));
+        if (!response.headersSent) response.writeHead(known.status, { ...known.headers, 'content-type': 'application/json; charset=utf-8' }).end(gatewayErrorBody(known));
         else response.destroy();
         metrics.observe(known.status, started);
       },
     );
   });
+  // One over the limit, so the limit is seen being passed rather than Node dropping the rest silently.
+  server.maxHeadersCount = config.requests.maxHeaders + 1;
   const admin = createServer((request, response) => {
     if (request.url === '/healthz') return void response.writeHead(closing ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ result: { status: closing ? 'stopping' : 'ok' } }));
     if (request.url === '/metrics') return void metrics.render().then((text) => response.writeHead(200, { 'content-type': metrics.contentType }).end(text));

@@ -1,4 +1,5 @@
 import type { UrlRule } from '../config/gateway-config.ts';
+import type { HostAndPort } from './request-target.ts';
 
 export interface Route {
   /** Origin of the upstream, e.g. http://orders:8080. */
@@ -21,8 +22,9 @@ const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 const wildcard = (text: string) => escape(text).replace(/\*/g, '.*');
 
 /**
- * URL rules `host[:port]/path` with `*` wildcards, matched against the request's Host and
- * path in order; the first match wins, else the default target, else nothing.
+ * URL rules `host[:port]/path` with `*` wildcards, matched in order against the host and the
+ * normalised path (request-target.ts decides both before this runs); the first match wins,
+ * else the default target, else nothing.
  */
 export class Router {
   readonly #rules: CompiledRule[];
@@ -32,20 +34,19 @@ export class Router {
     this.#rules = rules.map((rule) => {
       const slash = rule.pattern.indexOf('/');
       const [host, port] = rule.pattern.slice(0, slash).split(':') as [string, string | undefined];
-      return { rule, route: { ...target(rule.target), rule }, host: new RegExp(`^${wildcard(host.toLowerCase())}$`), port, path: new RegExp(`^${wildcard(rule.pattern.slice(slash))}$`) };
+      const hostPattern = host.toLowerCase().replace(/\.$/, '');
+      return { rule, route: { ...target(rule.target), rule }, host: new RegExp(`^${wildcard(hostPattern)}$`), port, path: new RegExp(`^${wildcard(rule.pattern.slice(slash))}$`) };
     });
     this.#fallback = defaultTarget ? { ...target(defaultTarget), rule: undefined } : undefined;
   }
 
-  route(hostHeader: string | undefined, path: string): Route | undefined {
+  /** `host` is already lower-cased without a trailing dot; `path` normalised, without the query. */
+  route({ host, port }: HostAndPort, path: string, defaultPort: string): Route | undefined {
     if (this.#rules.length === 0) return this.#fallback;
-    const [host = '', port] = (hostHeader ?? '').toLowerCase().split(':');
-    const query = path.indexOf('?');
-    const pathOnly = query === -1 ? path : path.slice(0, query);
     for (const compiled of this.#rules) {
       if (!compiled.host.test(host)) continue;
-      if (compiled.port !== undefined && compiled.port !== '*' && compiled.port !== (port ?? '80')) continue;
-      if (!compiled.path.test(pathOnly)) continue;
+      if (compiled.port !== undefined && compiled.port !== '*' && compiled.port !== (port ?? defaultPort)) continue;
+      if (!compiled.path.test(path)) continue;
       return compiled.route;
     }
     return this.#fallback;

@@ -1,0 +1,65 @@
+import { BlockList, isIP } from 'node:net';
+import { GatewayConfigError, type KeyNamer } from './config-error.ts';
+import { parseDuration } from './duration.ts';
+import { ESCAPED_SLASH_ACTIONS, type PathPolicy } from '../proxy/request-target.ts';
+
+/** How the gateway treats what a caller sends before any rule is matched (docs/gateway.md). */
+export interface RequestPolicy {
+  path: PathPolicy;
+  /** Peers whose X-Forwarded-* / Forwarded / X-Real-IP are believed; empty: nobody's. */
+  trustedProxies: BlockList;
+  /** The CIDRs as configured, for the start-up log. */
+  trustedProxyList: string[];
+  /** Headers not complete within this are answered 408 and the connection closed. */
+  headersTimeoutMs: number;
+  /** More header fields than this are answered 431. */
+  maxHeaders: number;
+  /** Bodies larger than this are answered 413; undefined: no limit (streamed, never buffered). */
+  maxBodyBytes: number | undefined;
+}
+
+/** Top-level keys this module reads, with their environment spelling's suffix. */
+export const REQUEST_POLICY_KEYS = ['trusted_proxies', 'path_escaped_slashes', 'path_merge_slashes', 'headers_timeout', 'max_headers', 'max_body_size'] as const;
+
+export const requestPolicyDefaults = Object.freeze({
+  escapedSlashes: 'reject' as const, mergeSlashes: true, headersTimeoutMs: 10_000, maxHeaders: 100,
+});
+
+const SIZE = /^([1-9][0-9]{0,12})(k|m|g)?$/i;
+const SIZE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+export function readRequestPolicy(tree: Record<string, unknown>, key: KeyNamer): RequestPolicy {
+  const escaped = String(tree.path_escaped_slashes ?? requestPolicyDefaults.escapedSlashes);
+  if (!(ESCAPED_SLASH_ACTIONS as readonly string[]).includes(escaped)) throw new GatewayConfigError(key(['path_escaped_slashes']), `must be one of ${ESCAPED_SLASH_ACTIONS.join(', ')}`);
+  const merge = tree.path_merge_slashes ?? requestPolicyDefaults.mergeSlashes;
+  if (![true, false, 'true', 'false'].includes(merge as never)) throw new GatewayConfigError(key(['path_merge_slashes']), 'must be true or false');
+
+  const headersTimeoutMs = tree.headers_timeout === undefined ? requestPolicyDefaults.headersTimeoutMs : parseDuration(String(tree.headers_timeout));
+  if (headersTimeoutMs === undefined) throw new GatewayConfigError(key(['headers_timeout']), 'must be a duration such as 500ms, 5s or 1m');
+  const maxHeaders = tree.max_headers === undefined ? requestPolicyDefaults.maxHeaders : Number(tree.max_headers);
+  if (!/^[1-9][0-9]{0,3}$/.test(String(tree.max_headers ?? maxHeaders))) throw new GatewayConfigError(key(['max_headers']), 'must be a whole number from 1 to 9999');
+  let maxBodyBytes: number | undefined;
+  if (tree.max_body_size !== undefined) {
+    const size = SIZE.exec(String(tree.max_body_size));
+    if (!size) throw new GatewayConfigError(key(['max_body_size']), 'must be a size in bytes, or with k, m or g (e.g. 10m)');
+    maxBodyBytes = Number(size[1]) * SIZE_UNITS[(size[2] ?? '').toLowerCase()]!;
+  }
+
+  const raw = tree.trusted_proxies ?? [];
+  const list = (typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw.map(String) : undefined)?.map((s) => s.trim()).filter(Boolean);
+  if (!list) throw new GatewayConfigError(key(['trusted_proxies']), 'must be a list of CIDRs (or, in the environment, comma-separated)');
+  const trustedProxies = new BlockList();
+  for (const cidr of list) {
+    const [address = '', bits] = cidr.split('/');
+    const family = isIP(address);
+    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
+    if (family === 0 || !/^\d{1,3}$/.test(bits ?? '0') || prefix > (family === 6 ? 128 : 32)) {
+      throw new GatewayConfigError(key(['trusted_proxies']), `"${cidr}" is not an address or CIDR (e.g. 10.0.0.0/8, fd00::/8)`);
+    }
+    trustedProxies.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
+  }
+  return {
+    path: { escapedSlashes: escaped as PathPolicy['escapedSlashes'], mergeSlashes: merge === true || merge === 'true' },
+    trustedProxies, trustedProxyList: list, headersTimeoutMs, maxHeaders, maxBodyBytes,
+  };
+}

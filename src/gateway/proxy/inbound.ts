@@ -1,0 +1,51 @@
+import type { IncomingMessage } from 'node:http';
+import type { RequestPolicy } from '../config/request-policy.ts';
+import { countHeader } from './headers.ts';
+import { GatewayError } from './gateway-error.ts';
+import { parseHost, parseRequestTarget, sameHost, type HostAndPort, type RequestTarget } from './request-target.ts';
+
+/** What the gateway has decided about a request before any rule or plugin sees it. */
+export interface Inbound {
+  target: RequestTarget;
+  host: HostAndPort;
+  /** host[:port] as matched, for X-Forwarded-Host. */
+  hostText: string;
+  /** The port a host without one means: 443 for an https absolute-form target, else 80. */
+  defaultPort: string;
+}
+
+/**
+ * Every byte here was chosen by the caller. Ambiguities that an upstream could resolve
+ * differently from the gateway (two Hosts, two Authorizations, a Host that disagrees with an
+ * absolute-form target, a path that resolves elsewhere) are refused or normalised now, so
+ * that rules, plugins and the upstream all see one request.
+ */
+export function readInbound(request: IncomingMessage, policy: RequestPolicy): Inbound {
+  if (request.rawHeaders.length / 2 > policy.maxHeaders) {
+    throw new GatewayError(431, 'GATEWAY_TOO_MANY_HEADERS', `the request has more than ${policy.maxHeaders} header fields`);
+  }
+  if (countHeader(request, 'authorization') > 1) throw new GatewayError(400, 'GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
+  if (countHeader(request, 'host') > 1) throw new GatewayError(400, 'GATEWAY_DUPLICATE_HOST', 'the request carries more than one Host header (RFC 9112 §3.2)');
+  const target = parseRequestTarget(request.url ?? '/', policy.path);
+  const headerHost = request.headers.host === undefined ? undefined : parseHost(request.headers.host);
+  let host = headerHost ?? { host: '', port: undefined };
+  let defaultPort = '80';
+  if (target.authority !== undefined) {
+    defaultPort = /^https:/i.test(request.url ?? '') ? '443' : '80';
+    host = parseHost(target.authority);
+    if (headerHost && !sameHost(headerHost, host, defaultPort)) {
+      throw new GatewayError(400, 'GATEWAY_HOST_MISMATCH', 'the Host header names another host than the absolute-form request-target (RFC 9112 §3.2)');
+    }
+  }
+  checkDeclaredLength(request, policy.maxBodyBytes);
+  return { target, host, hostText: host.port === undefined ? host.host : `${host.host}:${host.port}`, defaultPort };
+}
+
+function checkDeclaredLength(request: IncomingMessage, max: number | undefined): void {
+  const declared = request.headers['content-length'];
+  if (max !== undefined && declared !== undefined && Number(declared) > max) throw tooLarge(max);
+}
+
+export function tooLarge(max: number): GatewayError {
+  return new GatewayError(413, 'GATEWAY_BODY_TOO_LARGE', `the request body is larger than ${max} bytes (max_body_size)`);
+}

@@ -1,0 +1,118 @@
+import { GatewayError } from './gateway-error.ts';
+
+/**
+ * What to do with `%2F`, `%5C` and `\` in a path. They are where upstreams disagree most
+ * (one decodes `%2F` to a separator, another keeps it; IIS and some frameworks read `\` as
+ * `/`), so by default the gateway refuses them rather than guess which reading the upstream
+ * has. Envoy's `path_with_escaped_slashes_action` is the model.
+ *  - reject:   400 (default);
+ *  - keep:     forwarded as they are, and matched as ordinary characters of a segment;
+ *  - unescape: turned into `/` before dot-segments are removed, so rules and upstream see separators.
+ */
+export const ESCAPED_SLASH_ACTIONS = ['reject', 'keep', 'unescape'] as const;
+export type EscapedSlashAction = (typeof ESCAPED_SLASH_ACTIONS)[number];
+
+export interface PathPolicy {
+  escapedSlashes: EscapedSlashAction;
+  /** `//` collapses to `/` (most upstreams do the same, so rules must see it too). */
+  mergeSlashes: boolean;
+}
+
+/** The request-target as the upstream will see it: decided once, before any rule is matched. */
+export interface RequestTarget {
+  /** Normalised per RFC 3986 §6.2.2 (and the policy); always starts with `/`. */
+  path: string;
+  /** `?` and the query exactly as sent, or empty. */
+  query: string;
+  /** The authority of an absolute-form target (RFC 9112 §3.2.2), as sent. */
+  authority?: string;
+}
+
+const bad = (message: string) => new GatewayError(400, 'GATEWAY_BAD_REQUEST_TARGET', message);
+
+/** RFC 3986 §2.3: these decode to themselves, so `%41` and `A` are one path. */
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+const ABSOLUTE_FORM = /^(https?):\/\/([^/?#]*)(.*)$/i;
+/** Nothing in a path needs decoding or resolving: the hot path returns it untouched. */
+const NEEDS_WORK = /%|\\|\/\/|\/\.|;/;
+
+export function parseRequestTarget(raw: string, policy: PathPolicy): RequestTarget {
+  if (raw.includes('#')) throw bad('the request-target must not carry a fragment (#)');
+  let rest = raw;
+  let authority: string | undefined;
+  if (!raw.startsWith('/')) {
+    const absolute = ABSOLUTE_FORM.exec(raw);
+    if (!absolute) throw bad('the request-target must be a path (/…) or an absolute http(s) URL');
+    authority = absolute[2]!;
+    if (authority === '' || authority.includes('@')) throw bad('the absolute-form target must name a host, without user information');
+    rest = absolute[3]! || '/';
+    if (!rest.startsWith('/') && !rest.startsWith('?')) throw bad('the absolute-form target has no path');
+    if (rest.startsWith('?')) rest = `/${rest}`;
+  }
+  const mark = rest.indexOf('?');
+  const path = mark === -1 ? rest : rest.slice(0, mark);
+  const query = mark === -1 ? '' : rest.slice(mark);
+  return { path: normalisePath(path, policy), query, ...(authority === undefined ? {} : { authority }) };
+}
+
+/**
+ * RFC 3986 §6.2.2: percent-encodings of unreserved characters decoded, the others' hex
+ * upper-cased, dot-segments removed (§5.2.4); a path that climbs above the root is refused
+ * rather than clamped, since no honest client sends one.
+ */
+export function normalisePath(path: string, policy: PathPolicy): string {
+  if (!NEEDS_WORK.test(path)) return path;
+  let decoded = decodeUnreserved(path);
+  if (policy.escapedSlashes === 'reject' && /%2F|%5C|\\/.test(decoded)) {
+    throw bad('the path holds an escaped slash (%2F, %5C) or a backslash, which upstreams read differently');
+  }
+  if (policy.escapedSlashes === 'unescape') decoded = decoded.replace(/%2F|%5C|\\/g, '/');
+  const segments = decoded.split('/').slice(1);
+  const out: string[] = [];
+  segments.forEach((segment, i) => {
+    const last = i === segments.length - 1;
+    // Servlet containers read `..;x` as `..`: refused, or `/open/..;/api` would pass as /open.
+    if (/^\.\.?;/.test(segment)) throw bad('a dot-segment with parameters (..;) is not allowed in the path');
+    if (segment === '.' || segment === '..') {
+      if (segment === '..' && out.pop() === undefined) throw bad('the path climbs above the root (..)');
+      if (last) out.push('');
+      return;
+    }
+    if (segment === '' && policy.mergeSlashes && !last) return;
+    out.push(segment);
+  });
+  return `/${out.join('/')}`;
+}
+
+function decodeUnreserved(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.replace(/%(..)?/g, (match, hex: string | undefined) => {
+    if (hex === undefined || !/^[0-9A-Fa-f]{2}$/.test(hex)) throw bad('the path holds a % that does not start a percent-encoding (%XX)');
+    const code = Number.parseInt(hex, 16);
+    // An encoded NUL or control character has no business in a path and truncates or
+    // splits it in some upstreams.
+    if (code < 0x20 || code === 0x7f) throw bad('the path holds an encoded control character');
+    const char = String.fromCharCode(code);
+    return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
+}
+
+/** A host as rules compare it: lower-cased, without a trailing dot, the port apart. */
+export interface HostAndPort {
+  host: string;
+  port: string | undefined;
+}
+
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::(\d{0,5}))?$/;
+
+export function parseHost(value: string): HostAndPort {
+  const match = HOST_PORT.exec(value);
+  if (!match) throw new GatewayError(400, 'GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
+  const host = match[1]!.toLowerCase().replace(/\.$/, '');
+  return { host, port: match[2] || undefined };
+}
+
+/** Two spellings of one host (case, trailing dot, default port) are the same host. */
+export function sameHost(a: HostAndPort, b: HostAndPort, defaultPort: string): boolean {
+  return a.host === b.host && (a.port ?? defaultPort) === (b.port ?? defaultPort);
+}

@@ -43,7 +43,7 @@ describe('Gateway configuration', () => {
         serviceBaseUrl: 'http://127.0.0.1:8080', subject: { header: 'Authorization', cookie: undefined, tokenType: undefined, strip: true },
         actor: { mode: 'oauth_client' }, client: { id: 'cli_gateway', secret: 'tcs_secret' }, requestedTokenType: AT,
         audience: [], resource: [], outputHeader: 'Authorization', outputPrefix: 'Bearer ', timeoutMs: 5_000,
-        cache: { enabled: true, maxEntries: 10_000 },
+        cache: { enabled: true, maxEntries: 10_000, maxTtlMs: 60_000 },
       },
     }]);
   });

@@ -37,6 +37,8 @@ export const FIELDS = {
   upstream_request_timeout: { kind: 'duration', default: 5_000 },
   cache_delegated_tokens: { kind: 'boolean', default: true },
   cache_max_entries: { kind: 'count', default: 10_000 },
+  // How long a revocation at the service may go unseen by a cached delegated token.
+  cache_max_ttl: { kind: 'duration', default: 60_000 },
 } as const satisfies Record<string, { kind: Kind; default?: unknown }>;
 
 export type FieldName = keyof typeof FIELDS;
@@ -61,7 +63,7 @@ export interface TokenExchangeParams {
   outputHeader: string;
   outputPrefix: string;
   timeoutMs: number;
-  cache: { enabled: boolean; maxEntries: number };
+  cache: { enabled: boolean; maxEntries: number; maxTtlMs: number };
 }
 
 const HEADER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
@@ -151,7 +153,7 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
     outputHeader,
     outputPrefix: read('output_prefix') as string,
     timeoutMs: read('upstream_request_timeout') as number,
-    cache: { enabled: read('cache_delegated_tokens') as boolean, maxEntries: read('cache_max_entries') as number },
+    cache: { enabled: read('cache_delegated_tokens') as boolean, maxEntries: read('cache_max_entries') as number, maxTtlMs: read('cache_max_ttl') as number },
   };
 }
 

@@ -6,15 +6,29 @@ export interface TokenLocation {
   cookie?: string;
 }
 
-export function readToken(headers: ForwardHeaders, where: TokenLocation): string | undefined {
+/** What was found where a token should be: nothing, a token, or something that cannot be one. */
+export type TokenReading = { kind: 'missing' } | { kind: 'token'; token: string } | { kind: 'malformed'; reason: string };
+
+/** RFC 6750 §2.1 b64token: what a bearer token may be made of. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** Node trims header values, so `Bearer ` arrives as `Bearer`: a scheme with no token. */
+const BEARER = /^Bearer(?:[ \t]+(.*))?$/is;
+
+export function readToken(headers: ForwardHeaders, where: TokenLocation): TokenReading {
+  let value: string | undefined;
   if (where.header) {
     const raw = headers[where.header.toLowerCase()];
-    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-    if (!value) return undefined;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(value);
-    return bearer ? bearer[1] : value;
+    const text = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    const bearer = text ? BEARER.exec(text) : null;
+    value = bearer ? bearer[1]?.trim() : text;
+  } else {
+    value = cookies(headers).find(([name]) => name === where.cookie)?.[1];
   }
-  return cookies(headers).find(([name]) => name === where.cookie)?.[1] || undefined;
+  if (!value) return { kind: 'missing' };
+  // Refused here, without a call to the token endpoint: no token of any issuer looks like this.
+  if (value.length > 16_384) return { kind: 'malformed', reason: 'is longer than 16384 characters' };
+  if (!B64TOKEN.test(value)) return { kind: 'malformed', reason: 'is not a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and trailing =)' };
+  return { kind: 'token', token: value };
 }
 
 /** Removes the token: the whole header, or just that cookie with the others kept intact. */

@@ -43,21 +43,38 @@ export async function postTokenRequest(
     const timedOut = Date.now() - started >= timeoutMs - 5;
     throw new GatewayError(502, timedOut ? 'GATEWAY_TOKEN_ENDPOINT_TIMEOUT' : 'GATEWAY_TOKEN_ENDPOINT_UNREACHABLE', `${what} failed: the token endpoint ${timedOut ? 'did not answer in time' : 'could not be reached'}`, { cause: error });
   }
-  let body: { access_token?: unknown; expires_in?: unknown; error?: unknown } | undefined;
+  let body: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } | undefined;
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     body = undefined;
   }
-  if (status !== 200) {
-    const code = typeof body?.error === 'string' ? body.error.slice(0, 64) : 'no OAuth error code';
-    throw new GatewayError(502, 'GATEWAY_TOKEN_ENDPOINT_REFUSED', `${what} failed: the token endpoint answered ${status}`, { cause: new Error(`${status} ${code}`) });
-  }
+  if (status !== 200) throw refusal(status, body, what);
   if (typeof body?.access_token !== 'string' || body.access_token === '') {
     throw new GatewayError(502, 'GATEWAY_TOKEN_ENDPOINT_MALFORMED', `${what} failed: the token endpoint's answer has no access_token`, { cause: new Error(body ? 'no access_token' : 'not JSON') });
   }
   const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : undefined;
   return { accessToken: body.access_token, expiresAt: expiresIn === undefined ? undefined : Date.now() + expiresIn * 1000 };
+}
+
+/** Printable ASCII, bounded: what the service said goes to the log, and a log line is one line. */
+const printable = (value: unknown, max: number) => (typeof value === 'string' ? value.replace(/[^\x20-\x7e]/g, '?').slice(0, max) : undefined);
+
+/**
+ * A non-200 answer, told apart for whoever debugs it: the service starts its descriptions
+ * with the parameter at fault (docs/token-exchange.md), so a refused subject, a refused
+ * actor and the gateway's own refused credentials each get their code. The caller sees the
+ * party and the OAuth code; the service's description goes to the log only.
+ */
+function refusal(status: number, body: { error?: unknown; error_description?: unknown } | undefined, what: string): GatewayError {
+  const code = printable(body?.error, 64) ?? 'no OAuth error code';
+  const description = printable(body?.error_description, 200) ?? '';
+  const cause = new Error(`${status} ${code}${description ? `: ${description}` : ''}`);
+  if (status >= 500) return new GatewayError(502, 'GATEWAY_TOKEN_ENDPOINT_FAILED', `${what} failed: the token endpoint failed (${status} ${code})`, { cause });
+  if (description.startsWith('subject_token')) return new GatewayError(502, 'GATEWAY_SUBJECT_REFUSED', `${what} failed: the token endpoint refused the subject token (${code})`, { cause });
+  if (description.startsWith('actor_token')) return new GatewayError(502, 'GATEWAY_ACTOR_REFUSED', `${what} failed: the token endpoint refused the actor token (${code})`, { cause });
+  if (code === 'invalid_client') return new GatewayError(502, 'GATEWAY_CLIENT_REFUSED', `${what} failed: the token endpoint refused the gateway's client credentials (${code})`, { cause });
+  return new GatewayError(502, 'GATEWAY_TOKEN_ENDPOINT_REFUSED', `${what} failed: the token endpoint refused the request (${status} ${code})`, { cause });
 }
 
 const MAX_TOKEN_RESPONSE_BYTES = 65_536;

@@ -28,12 +28,36 @@ function actorSource(params: TokenExchangeParams): ActorSource | undefined {
  * Spec §1, §4.1: swaps the caller's token for a delegated one before the request goes on.
  * Every failure throws before a header is written, so nothing of the request leaves.
  */
-export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: { workloadApi?: ActorSource; oauthClient?: ActorSource } = {}): RequestPlugin {
+export interface PluginOptions {
+  workloadApi?: ActorSource;
+  oauthClient?: ActorSource;
+  /** The clock of the delegated-token cache; tests freeze it. */
+  now?: () => number;
+}
+
+/** Where a token is read from, in words for the caller: `header Authorization`, `cookie session`. */
+const describe = (at: TokenLocation) => (at.header ? `header ${at.header}` : `cookie ${at.cookie}`);
+
+/**
+ * The token at `at`, or a 401: missing (spec §7.1), or malformed and refused here without
+ * asking the token endpoint, with RFC 6750's challenge.
+ */
+function requireToken(headers: PluginContext['headers'], at: TokenLocation, party: 'subject' | 'actor'): string {
+  const reading = readToken(headers, at);
+  if (reading.kind === 'token') return reading.token;
+  const code = party === 'subject' ? 'GATEWAY_SUBJECT_MISSING' : 'GATEWAY_ACTOR_MISSING';
+  if (reading.kind === 'missing') throw new GatewayError(401, code, `the request carries no ${party} token (${describe(at)})`, { headers: { 'www-authenticate': 'Bearer' } });
+  throw new GatewayError(401, party === 'subject' ? 'GATEWAY_SUBJECT_MALFORMED' : 'GATEWAY_ACTOR_MALFORMED', `the ${party} token (${describe(at)}) ${reading.reason}`, {
+    headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="the ${party} token is malformed"` },
+  });
+}
+
+export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: PluginOptions = {}): RequestPlugin {
   const source = params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? sources.workloadApi : sources.oauthClient ?? actorSource(params);
   if (params.actor.mode !== 'request_actor' && !source) throw new TypeError(`plugin ${id}: no actor source for ${JSON.stringify(params.actor)}`);
   const subjectAt: TokenLocation = { header: params.subject.header, cookie: params.subject.cookie };
   const actorAt: TokenLocation | undefined = params.actor.mode === 'request_actor' ? { header: params.actor.header, cookie: params.actor.cookie } : undefined;
-  const cache = params.cache.enabled ? new DelegatedTokenCache(params.cache.maxEntries) : undefined;
+  const cache = params.cache.enabled ? new DelegatedTokenCache(params.cache.maxEntries, params.cache.maxTtlMs, sources.now) : undefined;
   const fixed = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', requested_token_type: params.requestedTokenType });
   if (params.scope) fixed.set('scope', params.scope);
   for (const audience of params.audience) fixed.append('audience', audience);
@@ -58,12 +82,10 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
     enabled,
     close: async () => (source as { close?: () => void } | undefined)?.close?.(),
     async run({ headers }: PluginContext) {
-      const subject = readToken(headers, subjectAt);
-      if (!subject) throw new GatewayError(401, 'GATEWAY_SUBJECT_MISSING', `the request carries no subject token (${params.subject.header ? `header ${params.subject.header}` : `cookie ${params.subject.cookie}`})`);
+      const subject = requireToken(headers, subjectAt, 'subject');
       let actor: ActorToken;
       if (actorAt) {
-        const token = readToken(headers, actorAt);
-        if (!token) throw new GatewayError(401, 'GATEWAY_ACTOR_MISSING', `the request carries no actor token (${actorAt.header ? `header ${actorAt.header}` : `cookie ${actorAt.cookie}`})`);
+        const token = requireToken(headers, actorAt, 'actor');
         actor = { token, type: token.startsWith('eyJ') ? JWT_TYPE : ACCESS_TOKEN_TYPE };
       } else {
         actor = await source!.actor();

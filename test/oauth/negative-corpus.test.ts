@@ -154,7 +154,7 @@ for (const backend of backends()) {
       ['a missing subject_token_type', async () => post({ grant_type: EXCHANGE, subject_token: personToken }), 400, 'invalid_request'],
       ['actor_token without actor_token_type', async () => post(exchange({ actor_token: s.actor! })), 400, 'invalid_request'],
       ['an unsupported requested_token_type', async () => post(exchange({ requested_token_type: 'urn:ietf:params:oauth:token-type:id_token' })), 400, 'invalid_request'],
-      ['a client token as a JWT subject', async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!) })), 400, 'invalid_request'],
+      ["another client's JWT as the subject", async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!) })), 400, 'invalid_request'],
       ['neither actor token nor client', async () => post(exchange({}), null), 400, 'invalid_request'],
       ['an actor of another organisation', async () => post(exchange({ actor_token: s.foreignActor!, actor_token_type: ACCESS_TOKEN_TYPE })), 400, 'invalid_request'],
       ['a subject token that is neither JWT nor ours', async () => post(exchange({ subject_token: 'hello' })), 400, 'invalid_request'],

@@ -30,21 +30,39 @@ async function requirePerson(deps: OAuthDeps, name: string, orgId: string, perso
   if (!(await deps.store.getPerson(orgId, personId))) throw new InvalidRequest(`${name}: the person it was issued for no longer exists`);
 }
 
+/** Deleting a client revokes its opaque tokens, but its JWTs live on: they are stopped here. */
+async function requireClient(deps: OAuthDeps, name: string, orgId: string, clientId: string): Promise<void> {
+  if (!(await deps.store.getClient(orgId, clientId))) throw new InvalidRequest(`${name}: the client it was issued to no longer exists`);
+}
+
 /**
- * The subject: a person JWT (or a JWT delegated from one) or an opaque token of this server.
- * An opaque subject is bound to the client it was issued to.
+ * The client that alone may exchange this subject, if any. A client's own token, opaque or
+ * JWT, is that client acting for itself, so only that client may present it; an opaque token
+ * is bound to the client it was issued to. A person's JWT, or one delegated from it, is bound
+ * to none: the design lets those be exchanged clientless.
+ */
+function boundClient(subject: OwnToken): string | undefined {
+  if (CLIENT_ID.test(subject.subject)) return subject.subject;
+  return subject.format === 'opaque' ? subject.clientId : undefined;
+}
+
+/**
+ * The subject: a person's or a client's token of this server (JWT or opaque), or one
+ * delegated from it. Client tokens and opaque tokens are bound to their client.
  */
 export async function resolveSubject(deps: OAuthDeps, token: string, type: TokenTypeUri, client: OAuthClient | undefined): Promise<OwnToken> {
   const subject = await readOwn(deps, 'subject_token', token, type);
-  if (subject.format === 'jwt' && !PERSON_ID.test(subject.subject)) {
-    throw new InvalidRequest('a JWT subject_token must be a person token or one delegated from a person');
-  }
-  if (subject.format === 'opaque' && subject.clientId !== undefined) {
-    if (!client) throw new InvalidClient('subject_token is bound to a client: authenticate as that client');
-    if (client.id !== subject.clientId) throw new InvalidRequest('subject_token was issued to another client');
+  if (!PERSON_ID.test(subject.subject) && !CLIENT_ID.test(subject.subject)) {
+    throw new InvalidRequest("subject_token's sub must be a person or a client of this server");
   }
   if (client && client.orgId !== subject.orgId) throw new InvalidRequest('subject_token belongs to another organisation than the client');
   if (PERSON_ID.test(subject.subject)) await requirePerson(deps, 'subject_token', subject.orgId, subject.subject);
+  if (CLIENT_ID.test(subject.subject)) await requireClient(deps, 'subject_token', subject.orgId, subject.subject);
+  const bound = boundClient(subject);
+  if (bound !== undefined) {
+    if (!client) throw new InvalidClient('subject_token is bound to a client: authenticate as that client');
+    if (client.id !== bound) throw new InvalidRequest('subject_token was issued to another client');
+  }
   return subject;
 }
 

@@ -79,6 +79,16 @@ export class UnsupportedTokenType extends OAuthError {
   }
 }
 
+/**
+ * 503 (RFC 6749 §4.1.2.1's temporarily_unavailable, used here for the token endpoint as well):
+ * the server cannot answer now, through no fault of the request; Retry-After says when to ask again.
+ */
+export class TemporarilyUnavailable extends OAuthError {
+  constructor(description: string, retryAfterSeconds: number) {
+    super('temporarily_unavailable', description, 503, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+
 export interface OAuthErrorResponse {
   status: number;
   body: { error: OAuthErrorCode; error_description: string };
@@ -95,7 +105,7 @@ export function toOAuthErrorResponse(error: unknown): OAuthErrorResponse {
     return { status: 503, body: { error: 'temporarily_unavailable', error_description: error.message }, headers: { ...headers, ...error.headers } };
   }
   if (error instanceof StorageUnavailableError) {
-    return { status: 503, body: { error: 'temporarily_unavailable', error_description: 'the database is unreachable; retry shortly' }, headers: { ...headers, 'retry-after': '1' } };
+    return toOAuthErrorResponse(new TemporarilyUnavailable('the database is unreachable; retry shortly', 1));
   }
   return { status: 500, body: { error: 'server_error', error_description: 'an unexpected error occurred; it has been logged' }, headers };
 }

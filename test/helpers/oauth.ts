@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { SignJWT, type CryptoKey } from 'jose';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { TEST_SECRET, type TestOrg, type TestService } from './service.ts';
@@ -100,4 +101,13 @@ export function introspect(t: TestService, value: string, as: ClientCredentials 
   if ('secret' in as && 'id' in as) return oauthPost(t, '/oauth2/tokens/introspect', { token: value }, as as ClientCredentials);
   const headers = 'headers' in as ? (as as TestOrg).headers : (as as Record<string, string>);
   return oauthPost(t, '/oauth2/tokens/introspect', { token: value }, undefined, headers);
+}
+
+/** A URL on 127.0.0.1 where nothing listens: a port just bound and released. */
+export async function closedPortUrl(path = '/bundle'): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}${path}`;
 }

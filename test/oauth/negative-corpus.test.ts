@@ -1,26 +1,17 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
 import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
 import {
-  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, clientToken, createPerson, mintPersonToken, oauthPost, registerClient, token,
+  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, clientToken, closedPortUrl, createPerson, mintPersonToken, oauthPost, registerClient, token,
   type ClientCredentials, type OAuthResponse,
 } from '../helpers/oauth.ts';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { hashSecret } from '../../src/crypto/ids.ts';
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/bundle`;
-}
 
 for (const backend of backends()) {
   describe(`Token endpoint negative corpus on ${backend.name}`, () => {
@@ -131,8 +122,8 @@ for (const backend of backends()) {
           .sign(new TextEncoder().encode(JSON.stringify(jwks.publicJwk)));
         return post(await withSvid(hs));
       }, 400, 'invalid_request'],
-      ['SVID whose JWKS endpoint is down', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://down.example/gw' }))), 400, 'invalid_request'],
-      ['SVID whose JWKS endpoint returns garbage', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://garbage.example/gw' }))), 400, 'invalid_request'],
+      ['SVID whose JWKS endpoint is down', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://down.example/gw' }))), 503, 'temporarily_unavailable'],
+      ['SVID whose JWKS endpoint returns garbage', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://garbage.example/gw' }))), 503, 'temporarily_unavailable'],
       ['may_act naming another actor', async () => post(exchange({ subject_token: await mintPersonToken(t, org, s.person!, { may_act: { sub: 'cli_somebody_else' } }) })), 400, 'invalid_request'],
       ['scope widening', async () => post(exchange({ scope: 'orders:read orders:write' })), 400, 'invalid_scope'],
       ['relative resource', async () => post(exchange({ resource: '/orders' })), 400, 'invalid_target'],
@@ -214,6 +205,7 @@ for (const backend of backends()) {
         assert.equal(typeof response.body.error_description, 'string');
         assert.equal(response.body.access_token, undefined);
         if (status === 401) assert.match(response.headers.get('www-authenticate') ?? '', /^Basic /);
+        if (status === 503) assert.match(response.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
       });
     }
 

@@ -1,5 +1,6 @@
 import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
-import { InvalidClient, InvalidRequest } from '../errors.ts';
+import { InvalidClient, InvalidRequest, TemporarilyUnavailable } from '../errors.ts';
+import { SvidError } from '../spiffe/svid-error.ts';
 import { TokenRejected, type OwnToken } from '../tokens/reader.ts';
 import { TOKEN_TYPE, tokenShape, type TokenTypeUri } from '../tokens/token-types.ts';
 import type { OAuthDeps } from './grant.ts';
@@ -94,8 +95,11 @@ export async function resolveActor(
     try {
       return { id: (await deps.svids.verify(actorToken, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };
     } catch (error) {
-      if (error instanceof Error && 'code' in error && String(error.code).startsWith('SVID_')) throw new InvalidRequest(`actor_token: ${error.message}`);
-      throw error;
+      if (!(error instanceof SvidError)) throw error;
+      // Our side failing to get the trust domain's keys says nothing about the token: the same
+      // request may succeed once the key set can be fetched again.
+      if (error.code === 'SVID_JWKS_UNAVAILABLE') throw new TemporarilyUnavailable(`actor_token: ${error.message}`, error.retryAfterSeconds ?? 1);
+      throw new InvalidRequest(`actor_token: ${error.message}`);
     }
   }
   const actor = await readOwn(deps, 'actor_token', actorToken, actorTokenType);

@@ -2,7 +2,7 @@ import type { JWK } from 'jose';
 
 const MAX_DOCUMENT_BYTES = 256 * 1024;
 const DEFAULT_FETCH_TIMEOUT_MS = 2_000;
-const DEFAULT_COOLDOWN_MS = 30_000;
+export const DEFAULT_COOLDOWN_MS = 30_000;
 /** SPIFFE bundle `spiffe_refresh_hint` (seconds): used when absent, and clamped so that a bad
  * hint can neither make us poll the bundle endpoint hard nor trust a removed key for long. */
 const DEFAULT_REFRESH_S = 300;

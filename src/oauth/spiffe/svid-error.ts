@@ -23,10 +23,13 @@ export type SvidErrorCode =
  */
 export class SvidError extends Error {
   readonly code: SvidErrorCode;
+  /** With SVID_JWKS_UNAVAILABLE: seconds until the key set will be fetched again. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: SvidErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: SvidErrorCode, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(message, options);
     this.name = 'SvidError';
     this.code = code;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }

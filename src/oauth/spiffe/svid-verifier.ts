@@ -1,5 +1,5 @@
 import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
-import { JwksCache, type JwksFetchError } from './jwks-cache.ts';
+import { DEFAULT_COOLDOWN_MS, JwksCache, type JwksFetchError } from './jwks-cache.ts';
 import { parseSpiffeId } from './spiffe-id.ts';
 import { SvidError } from './svid-error.ts';
 
@@ -47,12 +47,15 @@ export class SvidVerifier {
   readonly #jwks: JwksCache;
   readonly #now: () => number;
   readonly #allowHttpLoopback: boolean;
+  /** A failed key set is fetched again only after the cache's cooldown: asking sooner gets the same failure. */
+  readonly #retryAfterSeconds: number;
   /** Imported keys, per JWK object of the current set (a refetch drops them with the set). */
   readonly #imported = new WeakMap<JWK, Map<string, CryptoKey>>();
 
   constructor(options: SvidVerifierOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#allowHttpLoopback = options.allowHttpLoopback ?? false;
+    this.#retryAfterSeconds = Math.ceil((options.cooldownMs ?? DEFAULT_COOLDOWN_MS) / 1000);
     this.#jwks = new JwksCache({
       fetchTimeoutMs: options.fetchTimeoutMs, cooldownMs: options.cooldownMs, now: this.#now, onError: options.onError,
     });
@@ -85,13 +88,13 @@ export class SvidVerifier {
 
   async #key(url: string, kid: string, alg: string): Promise<CryptoKey> {
     if (!this.#allowedUrl(url)) {
-      throw new SvidError('SVID_JWKS_UNAVAILABLE', UNAVAILABLE, { cause: new Error(`JWKS URL ${url} is not https`) });
+      throw new SvidError('SVID_JWKS_UNAVAILABLE', UNAVAILABLE, { cause: new Error(`JWKS URL ${url} is not https`), retryAfterSeconds: this.#retryAfterSeconds });
     }
     let jwk: JWK | undefined;
     try {
       jwk = await this.#jwks.getKey(url, kid);
     } catch (error) {
-      throw new SvidError('SVID_JWKS_UNAVAILABLE', UNAVAILABLE, { cause: error });
+      throw new SvidError('SVID_JWKS_UNAVAILABLE', UNAVAILABLE, { cause: error, retryAfterSeconds: this.#retryAfterSeconds });
     }
     if (!jwk) throw new SvidError('SVID_KEY_UNKNOWN', "the JWT-SVID's kid is not in its trust domain's key set");
     // A key published for one algorithm must not verify under another.

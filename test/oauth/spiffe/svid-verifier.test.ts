@@ -248,6 +248,18 @@ describe('SvidVerifier', () => {
     assert.match(failures[0]!.message, /ECONNREFUSED/);
   });
 
+  it('says when to ask again after SVID_JWKS_UNAVAILABLE: the cooldown, in whole seconds', async () => {
+    const closed = new JwksServer();
+    await closed.start();
+    await closed.close();
+    const down = { ...trust, svid_jwks_urls: { 'example.org': closed.url } };
+    const token = await sign(ec);
+    assert.equal((await refused(verifier().verify(token, down, AUDIENCE), 'SVID_JWKS_UNAVAILABLE')).retryAfterSeconds, 30);
+    assert.equal((await refused(verifier({ cooldownMs: 4_500 }).verify(token, down, AUDIENCE), 'SVID_JWKS_UNAVAILABLE')).retryAfterSeconds, 5);
+    jwks.serve({ keys: [] });
+    assert.equal((await refused(verifier().verify(token, trust, AUDIENCE), 'SVID_KEY_UNKNOWN')).retryAfterSeconds, undefined, 'only an unavailable key set says when to retry');
+  });
+
   it('answers SVID_JWKS_UNAVAILABLE when the bundle endpoint returns garbage', async () => {
     const answers: Array<(res: ServerResponse) => void> = [
       (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>'),

@@ -12,7 +12,7 @@ export interface RequestPolicy {
   trustedProxyList: string[];
   /** Headers not complete within this are answered 408 and the connection closed. */
   headersTimeoutMs: number;
-  /** More header fields than this are answered 431. */
+  /** More header fields than this are answered 431 (by Node's parser, in our envelope). */
   maxHeaders: number;
   /** Bodies larger than this are answered 413; undefined: no limit (streamed, never buffered). */
   maxBodyBytes: number | undefined;

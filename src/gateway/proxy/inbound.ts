@@ -21,9 +21,6 @@ export interface Inbound {
  * that rules, plugins and the upstream all see one request.
  */
 export function readInbound(request: IncomingMessage, policy: RequestPolicy): Inbound {
-  if (request.rawHeaders.length / 2 > policy.maxHeaders) {
-    throw new GatewayError(431, 'GATEWAY_TOO_MANY_HEADERS', `the request has more than ${policy.maxHeaders} header fields`);
-  }
   if (countHeader(request, 'authorization') > 1) throw new GatewayError(400, 'GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
   if (countHeader(request, 'host') > 1) throw new GatewayError(400, 'GATEWAY_DUPLICATE_HOST', 'the request carries more than one Host header (RFC 9112 §3.2)');
   const target = parseRequestTarget(request.url ?? '/', policy.path);

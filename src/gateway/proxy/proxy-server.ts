@@ -9,6 +9,7 @@ import { readInbound, type Inbound } from './inbound.ts';
 import { GatewayError, gatewayErrorBody } from './gateway-error.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { forward } from './forward.ts';
+import { answerClientError } from './client-errors.ts';
 
 /** What a plugin sees and may change: the headers that will go upstream. */
 export interface PluginContext {
@@ -87,8 +88,8 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
       },
     );
   });
-  // One over the limit, so the limit is seen being passed rather than Node dropping the rest silently.
-  server.maxHeadersCount = config.requests.maxHeaders + 1;
+  server.maxHeadersCount = config.requests.maxHeaders;
+  server.on('clientError', answerClientError);
   const admin = createServer((request, response) => {
     if (request.url === '/healthz') return void response.writeHead(closing ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ result: { status: closing ? 'stopping' : 'ok' } }));
     if (request.url === '/metrics') return void metrics.render().then((text) => response.writeHead(200, { 'content-type': metrics.contentType }).end(text));

@@ -1,0 +1,21 @@
+import { describe, it, before, after } from 'node:test';
+import { backends } from '../helpers/backends.ts';
+import { startSecurityStack, type SecurityStack } from './harness.ts';
+import { gatewayRows } from './gateway.rows.ts';
+import type { SecurityRow } from './rows.ts';
+
+/** Every case of the security review, by area; a new finding is a new row in its table. */
+const TABLES: [string, SecurityRow[]][] = [
+  ['gateway', gatewayRows],
+];
+
+for (const backend of backends()) {
+  describe(`Security review, kept, on ${backend.name}`, () => {
+    let stack: SecurityStack;
+    before(async () => (stack = await startSecurityStack(backend)));
+    after(() => stack.close());
+    for (const [area, rows] of TABLES) {
+      for (const row of rows) it(`${area}: ${row.request} → ${row.expect}`, () => row.check(stack));
+    }
+  });
+}

@@ -3,19 +3,16 @@ import { authenticateClient } from './client-auth.ts';
 import { InvalidClient, InvalidRequest, UnauthorizedClient, UnsupportedTokenType } from './errors.ts';
 import { OAuthParams } from './form.ts';
 import type { OAuthDeps } from './grants/grant.ts';
+import { introspectorAuthentication, mayIntrospect } from './introspector.ts';
 import { TokenRejected, type OwnToken } from './tokens/reader.ts';
 import { tokenShape } from './tokens/token-types.ts';
-import type { OAuthClient } from '../store/types.ts';
 
-async function authenticatedRequest(deps: OAuthDeps, body: unknown, authorization: string | undefined): Promise<{ params: OAuthParams; client: OAuthClient }> {
+function formParams(body: unknown): OAuthParams {
   if (typeof body !== 'string') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
-  const params = new OAuthParams(body);
-  const authenticated = await authenticateClient(deps.store, authorization, params);
-  if (!authenticated) throw new InvalidClient('this endpoint requires client authentication');
-  return { params, client: authenticated.client };
+  return new OAuthParams(body);
 }
 
-/** A current token of this server and of the client's organisation, or undefined. */
+/** A current token of this server and of the given organisation, or undefined. */
 async function readAny(deps: OAuthDeps, value: string, orgId: string): Promise<OwnToken | undefined> {
   const shape = tokenShape(value);
   try {
@@ -31,13 +28,19 @@ async function readAny(deps: OAuthDeps, value: string, orgId: string): Promise<O
   }
 }
 
-/** RFC 7662 introspection and RFC 7009 revocation, both for authenticated clients of the token's organisation. */
+/**
+ * RFC 7662 introspection, for clients (their own tokens) and admin API keys (their
+ * organisation's), and RFC 7009 revocation, for clients of the token's organisation.
+ */
 export function registerIntrospectionAndRevocation(app: FastifyInstance, deps: OAuthDeps): void {
+  const authenticateIntrospector = introspectorAuthentication(deps.store);
+
   app.post('/oauth2/tokens/introspect', { schema: { tags: ['oauth2'], summary: 'RFC 7662 token introspection' } }, async (request, reply) => {
-    const { params, client } = await authenticatedRequest(deps, request.body, request.headers.authorization);
-    const token = await readAny(deps, params.require('token'), client.orgId);
+    const params = formParams(request.body);
+    const introspector = await authenticateIntrospector(app, request, reply, params);
+    const token = await readAny(deps, params.require('token'), introspector.orgId);
     reply.header('cache-control', 'no-store');
-    if (!token) return { active: false };
+    if (!token || !mayIntrospect(introspector, token)) return { active: false };
     const audience = token.record ? [...token.record.audience, ...token.record.resource] : [deps.issuer.issuer];
     return {
       active: true,
@@ -55,7 +58,10 @@ export function registerIntrospectionAndRevocation(app: FastifyInstance, deps: O
   });
 
   app.post('/oauth2/tokens/revoke', { schema: { tags: ['oauth2'], summary: 'RFC 7009 token revocation (cascades to exchanged tokens)' } }, async (request, reply) => {
-    const { params, client } = await authenticatedRequest(deps, request.body, request.headers.authorization);
+    const params = formParams(request.body);
+    const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
+    if (!authenticated) throw new InvalidClient('this endpoint requires client authentication');
+    const { client } = authenticated;
     const value = params.require('token');
     const shape = tokenShape(value);
     if (shape === 'jwt') throw new UnsupportedTokenType('JWT access tokens cannot be revoked; they expire (keep their lifetime short)');

@@ -4,7 +4,7 @@ import type { CryptoKey } from 'jose';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import {
-  EXCHANGE, JWT_TYPE, claims, createPerson, forgeServiceJwt, registerClient, serviceSigningKey, token,
+  EXCHANGE, JWT_TYPE, claims, createPerson, forgeServiceJwt, introspect, registerClient, serviceSigningKey, token,
   type ClientCredentials, type OAuthResponse,
 } from '../helpers/oauth.ts';
 
@@ -154,6 +154,13 @@ for (const backend of backends()) {
         assert.equal((await exchangeSubject(await subjectJwt({ may_act: { sub: gateway.id } }))).status, 200);
         refusedWith(await exchangeSubject(await subjectJwt({ may_act: { sub: 'cli_someone_else' } })), /may_act does not name this actor/);
       });
+    });
+
+    it('reports such tokens inactive on introspection', async () => {
+      for (const bad of [await subjectJwt({ aud: undefined }), await subjectJwt({ iat: now() + 600, exp: now() + 1_200 }), await subjectJwt({ act: 'x' }), await subjectJwt({ nbf: now() + 600 })]) {
+        assert.deepEqual((await introspect(t, bad, org)).body, { active: false });
+      }
+      assert.equal((await introspect(t, await subjectJwt(), org)).body.active, true, 'the baseline introspects active');
     });
 
     it('applies the same checks to a JWT delegated from a person', async () => {

@@ -1,6 +1,7 @@
 import { ConflictError, type ConflictSubject, type Store } from './store.ts';
 import { UniqueViolation, type SqlDriver } from './sql-driver.ts';
 import { keysetPage } from './keyset-page.ts';
+import { canonicalHandle } from '../validation/handle.ts';
 import { revokeTokensOfParty, TokenTables } from './sql-store-tokens.ts';
 import {
   toApiKey, toClient, toOrganization, toPerson,
@@ -113,12 +114,13 @@ export class SqlStore implements Store {
   }
 
   async createPerson(person: Person): Promise<void> {
+    const handles = person.handles.map(canonicalHandle);
     await this.#db.transaction(async (tx) => {
       await tx.run('INSERT INTO persons (id, org_id, handles, roles, console, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-        person.id, person.orgId, JSON.stringify(person.handles), JSON.stringify(person.roles), person.console, person.createdAt,
+        person.id, person.orgId, JSON.stringify(handles), JSON.stringify(person.roles), person.console, person.createdAt,
       ]);
       // One insert per handle, so a refusal names exactly the handle that is taken.
-      for (const handle of person.handles) {
+      for (const handle of handles) {
         await tx
           .run('INSERT INTO person_handles (org_id, type, value, person_id) VALUES ($1, $2, $3, $4)', [
             person.orgId, handle.type, handle.value, person.id,
@@ -133,7 +135,8 @@ export class SqlStore implements Store {
     return row && toPerson(row);
   }
 
-  async findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined> {
+  async findPersonByHandle(orgId: string, given: Handle): Promise<Person | undefined> {
+    const handle = canonicalHandle(given);
     const [row] = await this.#db.all<PersonRow>(
       `SELECT p.* FROM person_handles h JOIN persons p ON p.id = h.person_id
        WHERE h.org_id = $1 AND h.type = $2 AND h.value = $3`,

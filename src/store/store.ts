@@ -38,8 +38,14 @@ export interface Store {
   /** Deletes every key of the organisation with this name; returns how many went. */
   deleteApiKeysByName(orgId: string, name: string): Promise<number>;
 
+  /**
+   * Handles are kept and compared in their canonical form (validation/handle.ts, canonicalHandle:
+   * email addresses NFC and lower-cased), whatever spelling the caller passes: a handle taken in
+   * one spelling is taken in all, and a look-up in any spelling finds its person.
+   */
   createPerson(person: Person): Promise<void>;
   getPerson(orgId: string, id: string): Promise<Person | undefined>;
+  /** Finds the person holding the handle, compared in canonical form (see createPerson). */
   findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined>;
   listPersons(orgId: string, page: PageRequest): Promise<Page<Person>>;
   /**

@@ -155,6 +155,20 @@ for (const backend of backends()) {
       assert.equal(await store.findPersonByHandle(a.id, { type: 'email_address', value: 'grace@example.com' }), undefined);
     });
 
+    it('keeps handles in canonical form: any spelling of an address finds its person and is taken', async () => {
+      const a = org();
+      await store.createOrganization(a, key(a.id));
+      const p = person(a.id, 'Jose\u0301@Example.COM'); // decomposed é, mixed case
+      await store.createPerson(p);
+      const stored = await store.getPerson(a.id, p.id);
+      assert.deepEqual(stored?.handles, [{ type: 'email_address', value: 'jos\u00e9@example.com' }]);
+      for (const spelling of ['jos\u00e9@example.com', 'JOS\u00c9@EXAMPLE.COM', 'jose\u0301@example.com', 'Jos\u00e9@eXample.com']) {
+        assert.equal((await store.findPersonByHandle(a.id, { type: 'email_address', value: spelling }))?.id, p.id, spelling);
+      }
+      await assert.rejects(store.createPerson(person(a.id, 'JOS\u00c9@example.com')), (e: unknown) =>
+        e instanceof ConflictError && e.subject === 'person_handle' && e.handle?.value === 'jos\u00e9@example.com');
+    });
+
     it('commits concurrent single writes independently: a refused one takes no other with it', async () => {
       const a = org();
       await store.createOrganization(a, key(a.id));

@@ -1,5 +1,8 @@
-import { describe, it } from 'node:test';
+import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { backends } from '../helpers/backends.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { EXCHANGE, JWT_TYPE, createPerson, mintPersonToken, registerClient, token, type ClientCredentials } from '../helpers/oauth.ts';
 import { OAuthParams } from '../../src/oauth/form.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
 
@@ -37,3 +40,36 @@ describe('OAuth form parameters', () => {
     assert.deepEqual(params.all('resource'), ['https://r.example']);
   });
 });
+
+for (const backend of backends()) {
+  describe(`Repeated and empty parameters at the token endpoint on ${backend.name}`, () => {
+    let t: TestService;
+    let gateway: ClientCredentials;
+    let personToken: string;
+
+    before(async () => {
+      t = await startTestService(backend);
+      const org = await t.org();
+      gateway = await registerClient(t, org);
+      personToken = await mintPersonToken(t, org, await createPerson(t, org));
+    });
+    after(() => t.close());
+
+    it('regression: subject_token given twice, once empty, was exchanged; now 400 invalid_request naming it', async () => {
+      const response = await token(t, { grant_type: EXCHANGE, subject_token: ['', personToken], subject_token_type: JWT_TYPE }, gateway);
+      assert.equal(response.status, 400, JSON.stringify(response.body));
+      assert.deepEqual(response.body, { error: 'invalid_request', error_description: 'parameter subject_token must not be repeated' });
+    });
+
+    it('refuses scope given twice, once empty, on client_credentials', async () => {
+      const response = await token(t, { grant_type: 'client_credentials', scope: ['orders:read', ''] }, gateway);
+      assert.deepEqual([response.status, response.body.error, response.body.error_description], [400, 'invalid_request', 'parameter scope must not be repeated']);
+    });
+
+    it('treats scope sent once and empty as omitted: every scope the client holds', async () => {
+      const response = await token(t, { grant_type: 'client_credentials', scope: '' }, gateway);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      assert.equal(response.body.scope, 'orders:read orders:write');
+    });
+  });
+}

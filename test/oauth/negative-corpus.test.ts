@@ -2,13 +2,13 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
 import {
-  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, clientToken, closedPortUrl, createPerson, mintPersonToken, oauthPost, registerClient, token,
+  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, clientToken, closedPortUrl, createPerson, forgeServiceJwt, mintPersonToken, oauthPost, registerClient,
+  serviceSigningKey, token,
   type ClientCredentials, type OAuthResponse,
 } from '../helpers/oauth.ts';
-import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { hashSecret } from '../../src/crypto/ids.ts';
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -25,13 +25,9 @@ for (const backend of backends()) {
     const clients: Record<string, ClientCredentials> = {};
     let ownKey: { kid: string; privateKey: CryptoKey };
 
-    /** A JWT signed with the service's own key, claims and header as given. */
-    const forge = (claims: Record<string, unknown>, header: Record<string, unknown> = {}) => {
-      const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: t.service.issuer, sub: s.person, oid: org.orgId, iat: now, exp: now + 600, ...claims })
-        .setProtectedHeader({ alg: 'ES256', kid: ownKey.kid, typ: 'at+jwt', ...header } as { alg: string })
-        .sign(ownKey.privateKey);
-    };
+    /** A person JWT signed with the service's own key, valid but for the claims and header given. */
+    const forge = (claims: Record<string, unknown>, header: Record<string, unknown> = {}) =>
+      forgeServiceJwt(t, ownKey, { orgId: org.orgId, subject: s.person! }, claims, header);
     const svidClaims = () => ({ sub: 'spiffe://example.org/gateway', aud: [`${t.service.issuer}/oauth2/tokens`] });
     const exchange = (extra: Record<string, string | string[]>) => ({ grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, ...extra });
     const withSvid = async (svid: string) => exchange({ actor_token: svid, actor_token_type: JWT_TYPE });
@@ -60,7 +56,7 @@ for (const backend of backends()) {
       const foreign = await t.org();
       s.foreignPersonToken = await mintPersonToken(t, foreign, await createPerson(t, foreign));
       s.foreignActor = await clientToken(t, await registerClient(t, foreign));
-      ownKey = await new KeyRing(t.service.store, TEST_SECRET).signingKey();
+      ownKey = await serviceSigningKey(t);
     });
     after(async () => {
       await t.close();
@@ -98,6 +94,16 @@ for (const backend of backends()) {
       ['subject with nbf in the future', async () => post(exchange({ subject_token: await forge({ nbf: Math.floor(Date.now() / 1000) + 3600 }) })), 400, 'invalid_request'],
       ['subject with a wrong iss', async () => post(exchange({ subject_token: await forge({ iss: 'https://evil.example' }) })), 400, 'invalid_request'],
       ['subject with a wrong typ', async () => post(exchange({ subject_token: await forge({}, { typ: 'JWT' }) })), 400, 'invalid_request'],
+      ['subject without aud', async () => post(exchange({ subject_token: await forge({ aud: undefined }) })), 400, 'invalid_request'],
+      ['subject with an aud of another service', async () => post(exchange({ subject_token: await forge({ aud: 'https://elsewhere.example' }) })), 400, 'invalid_request'],
+      ['subject issued more than 60 seconds in the future', async () => post(exchange({ subject_token: await forge({ iat: Math.floor(Date.now() / 1000) + 3600, exp: Math.floor(Date.now() / 1000) + 4200 }) })), 400, 'invalid_request'],
+      ['subject whose act is not an object with a string sub', async () => post(exchange({ subject_token: await forge({ act: { sub: ['cli_a'] } }) })), 400, 'invalid_request'],
+      ['subject whose act nests more than 10 actors', async () => {
+        let act: Record<string, unknown> = { sub: 'cli_first' };
+        for (let level = 2; level <= 11; level++) act = { sub: `cli_${level}`, act };
+        return post(exchange({ subject_token: await forge({ act }) }));
+      }, 400, 'invalid_request'],
+      ['subject whose may_act is not an object with a string sub', async () => post(exchange({ subject_token: await forge({ may_act: 'cli_anyone' }) })), 400, 'invalid_request'],
       ['subject of another organisation', async () => post(exchange({ subject_token: s.foreignPersonToken! })), 400, 'invalid_request'],
       ['revoked opaque subject', async () => {
         const value = (await token(t, exchange({}), gateway)).body.access_token;
@@ -135,6 +141,7 @@ for (const backend of backends()) {
       ['requested_expires_in not an integer', async () => post(exchange({ requested_expires_in: '90.5' })), 400, 'invalid_request'],
       ['requested_expires_in huge', async () => post(exchange({ requested_expires_in: '99999999999999999999' })), 400, 'invalid_request'],
       ['a duplicated parameter', async () => post({ ...exchange({}), subject_token: [personToken, personToken] }), 400, 'invalid_request'],
+      ['a duplicated parameter with one empty copy', async () => post({ ...exchange({}), subject_token: ['', personToken] }), 400, 'invalid_request'],
       ['an unknown grant type', async () => post({ grant_type: 'password', username: 'ada', password: 'x' }), 400, 'unsupported_grant_type'],
       ['a client without the exchange grant', async () => post(exchange({}), clients.ccOnly), 400, 'unauthorized_client'],
       ['a wrong client secret', async () => post(exchange({}), { id: gateway.id, secret: 'tcs_wrong' }), 401, 'invalid_client'],
@@ -146,6 +153,13 @@ for (const backend of backends()) {
       ['actor_token without actor_token_type', async () => post(exchange({ actor_token: s.actor! })), 400, 'invalid_request'],
       ['an unsupported requested_token_type', async () => post(exchange({ requested_token_type: 'urn:ietf:params:oauth:token-type:id_token' })), 400, 'invalid_request'],
       ["another client's JWT as the subject", async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!) })), 400, 'invalid_request'],
+      ["a client's JWT as the subject without client authentication", async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!), actor_token: s.actor!, actor_token_type: ACCESS_TOKEN_TYPE }), null), 401, 'invalid_client'],
+      ["a deleted client's JWT as the subject", async () => {
+        const doomed = await registerClient(t, org, { client_name: 'doomed-jwt', access_token_format: 'jwt' });
+        const value = await clientToken(t, doomed);
+        await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org });
+        return post(exchange({ subject_token: value }));
+      }, 400, 'invalid_request'],
       ['neither actor token nor client', async () => post(exchange({}), null), 400, 'invalid_request'],
       ['an actor of another organisation', async () => post(exchange({ actor_token: s.foreignActor!, actor_token_type: ACCESS_TOKEN_TYPE })), 400, 'invalid_request'],
       ['a subject token that is neither JWT nor ours', async () => post(exchange({ subject_token: 'hello' })), 400, 'invalid_request'],

@@ -75,6 +75,8 @@ for (const backend of backends()) {
       ['a SPIFFE ID without a path', { svid_jwks_urls: { 'example.org': 'https://x.example/keys' }, allowed_spiffe_ids: ['spiffe://example.org'] }, /^body\.allowed_spiffe_ids\[0\]: must be a SPIFFE ID/],
       ['a SPIFFE ID of an unlisted trust domain', { allowed_spiffe_ids: ['spiffe://other.org/gateway'] }, /^body\.allowed_spiffe_ids\[0\]: trust domain other\.org has no entry in svid_jwks_urls/],
       ['a sender that is no address', { email_sender: 'Tessera' }, /^body\.email_sender: must be an email address$/],
+      ['a sender with a zero-width space', { email_sender: 'no-reply\u200b@example.org' }, /^body\.email_sender: must be an email address$/],
+      ['a sender with a mixed-script A-label', { email_sender: 'no-reply@xn--pypal-4ve.com' }, /^body\.email_sender: must be an email address$/],
     ];
     for (const [name, body, message] of badPatches) {
       it(`refuses ${name} with 400 and keeps the configuration`, async () => {

@@ -1,5 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
@@ -210,6 +211,17 @@ for (const backend of backends()) {
     ];
 
     it(`holds at least 40 cases (${cases.length})`, () => assert.ok(cases.length >= 40));
+
+    it('is the Error codes table of docs/token-exchange.md, case for case', () => {
+      const doc = readFileSync(new URL('../../docs/token-exchange.md', import.meta.url), 'utf8');
+      const table = doc.slice(doc.indexOf('| # | step | case |'));
+      const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2).map((line) => line.split('|').map((cell) => cell.trim()));
+      // The table may add an example in parentheses to a case's name: "an unknown grant type (`password`)".
+      const documented = new Map(rows.map(([, , , name, error, status]) => [name!, `${status} ${/`(\w+)`/.exec(error!)?.[1]}`]));
+      const lookUp = (name: string) => documented.get(name) ?? [...documented].find(([row]) => row.replace(/ \([^()]*\)$/, '') === name)?.[1];
+      assert.equal(rows.length, cases.length, 'one row per case');
+      for (const [name, , status, error] of cases) assert.equal(lookUp(name), `${status} ${error}`, name);
+    });
 
     for (const [name, request, status, error] of cases) {
       it(`refuses ${name}: ${status} ${error}, no token`, async () => {

@@ -9,6 +9,7 @@ import type { Backend } from '../helpers/backends.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
 import { createPerson, mintPersonToken, registerClient, JWT_TYPE, type ClientCredentials } from '../helpers/oauth.ts';
+import { faultableDatabase, type FaultableDatabase } from '../store/revocation-fault.ts';
 
 /** Counts what reaches the service, so a test can show the gateway never asked it. */
 export interface CountingRelay {
@@ -49,6 +50,8 @@ export type Arrangement = (typeof ARRANGEMENTS)[number];
 export interface SecurityStack {
   backend: Backend['name'];
   t: TestService;
+  /** The service's database, reachable beside it to inject real faults. */
+  database: FaultableDatabase;
   org: TestOrg;
   /** The gateway's own OAuth client. */
   client: ClientCredentials;
@@ -69,7 +72,8 @@ export interface SecurityStack {
 const silent = pino({ level: 'silent' });
 
 export async function startSecurityStack(backend: Backend): Promise<SecurityStack> {
-  const t = await startTestService(backend, { TESSERA_DEV: '1' });
+  const database = await faultableDatabase(backend);
+  const t = await startTestService(database.asBackend(), { TESSERA_DEV: '1' });
   const org = await t.org();
   const client = await registerClient(t, org);
   const relay = await startRelay(t.url);
@@ -99,7 +103,7 @@ export async function startSecurityStack(backend: Backend): Promise<SecurityStac
     'cookie, off except /api/*': await gateway('cookie', false),
   };
   return {
-    backend: backend.name, t, org, client, relay, upstream, gateways, clock,
+    backend: backend.name, t, database, org, client, relay, upstream, gateways, clock,
     trusting: await gateway('header', true, { trusted_proxies: ['127.0.0.0/8', '::1'] }),
     limited: await gateway('header', true, { headers_timeout: '300ms', max_headers: 20, max_body_size: '1k' }),
     async person() {
@@ -111,6 +115,7 @@ export async function startSecurityStack(backend: Backend): Promise<SecurityStac
       await upstream.close();
       await relay.close();
       await t.close();
+      await database.drop();
     },
   };
 }

@@ -3,11 +3,13 @@ import { backends } from '../helpers/backends.ts';
 import { startSecurityStack, type SecurityStack } from './harness.ts';
 import { gatewayRows } from './gateway.rows.ts';
 import { apiRows } from './api.rows.ts';
+import { tokenEndpointRows } from './token-endpoint.rows.ts';
 import type { SecurityRow } from './rows.ts';
 
 /** Every case of the security review, by area; a new finding is a new row in its table. */
 const TABLES: [string, SecurityRow[]][] = [
   ['gateway', gatewayRows],
+  ['token endpoint', tokenEndpointRows],
   ['api', apiRows],
 ];
 

@@ -2,20 +2,38 @@ import { randomBytes, createHash } from 'node:crypto';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
+const RANDOM_BITS = 80n;
+const RANDOM_LIMIT = 1n << RANDOM_BITS;
+let lastTime = -1;
+let lastRandom = 0n;
+
 /**
  * A time-ordered id (ULID layout: 48-bit millisecond time, 80 random bits, Crockford base32)
- * behind a type prefix. Ordering by id orders by creation, which keyset pagination relies on.
+ * behind a type prefix. Ordering by id orders by creation, which keyset pagination relies on:
+ * within one millisecond the random part steps up from the previous id (ULID's monotonic
+ * mode), by a random amount so that the next id is not guessable from this one.
  */
 export function newId(prefix: string, now: number = Date.now()): string {
+  let random = BigInt(`0x${randomBytes(10).toString('hex')}`);
+  if (now === lastTime) {
+    const step = 1n + BigInt(`0x${randomBytes(4).toString('hex')}`);
+    // Past the top of the 80 bits (never in practice) the order within this millisecond breaks, nothing else.
+    random = (lastRandom + step) % RANDOM_LIMIT;
+  }
+  lastTime = now;
+  lastRandom = random;
   let out = '';
   let time = now;
   for (let i = 0; i < 10; i++) {
     out = CROCKFORD[time % 32] + out;
     time = Math.floor(time / 32);
   }
-  const random = randomBytes(16);
-  for (let i = 0; i < 16; i++) out += CROCKFORD[random[i]! % 32];
-  return `${prefix}_${out}`;
+  let tail = '';
+  for (let i = 0; i < 16; i++) {
+    tail = CROCKFORD[Number(random & 31n)] + tail;
+    random >>= 5n;
+  }
+  return `${prefix}_${out}${tail}`;
 }
 
 /** A bearer secret: 256 random bits, base64url, behind a prefix that says what it is. */

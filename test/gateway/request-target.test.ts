@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { normalisePath, parseHost, parseRequestTarget, sameHost, type PathPolicy } from '../../src/gateway/proxy/request-target.ts';
 import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
 
-const strict: PathPolicy = { escapedSlashes: 'reject', mergeSlashes: true };
+const strict: PathPolicy = { escapedSlashes: 'reject', semicolons: 'reject', mergeSlashes: true };
 const refused = (run: () => unknown, code = 'GATEWAY_BAD_REQUEST_TARGET') =>
   assert.throws(run, (error: unknown) => error instanceof GatewayError && error.status === 400 && error.code === code);
 
@@ -20,7 +20,6 @@ describe('Request-target normalisation (RFC 3986 §6.2.2)', () => {
     ['/open/%2e%2e/api', '/api'],
     ['/caf%c3%a9', '/caf%C3%A9'],
     ['//api///x//', '/api/x/'],
-    ['/a;v=1/b', '/a;v=1/b'],
   ];
   for (const [raw, normal] of same) it(`reads ${raw} as ${normal}`, () => assert.equal(normalisePath(raw, strict), normal));
 
@@ -28,13 +27,18 @@ describe('Request-target normalisation (RFC 3986 §6.2.2)', () => {
   for (const raw of bad) it(`refuses ${raw}`, () => refused(() => normalisePath(raw, strict)));
 
   it('keeps escaped slashes as segment characters when told to keep them', () => {
-    assert.equal(normalisePath('/open%2F..%2Fapi/x', { escapedSlashes: 'keep', mergeSlashes: true }), '/open%2F..%2Fapi/x');
+    assert.equal(normalisePath('/open%2F..%2Fapi/x', { escapedSlashes: 'keep', semicolons: 'reject', mergeSlashes: true }), '/open%2F..%2Fapi/x');
   });
   it('turns escaped slashes and backslashes into separators when told to unescape them', () => {
-    assert.equal(normalisePath('/open%2F..%5Capi\\x', { escapedSlashes: 'unescape', mergeSlashes: true }), '/api/x');
+    assert.equal(normalisePath('/open%2F..%5Capi\\x', { escapedSlashes: 'unescape', semicolons: 'reject', mergeSlashes: true }), '/api/x');
+  });
+  it('refuses ";" by default (servlet containers strip ";params" from segments) and keeps it when told to', () => {
+    refused(() => normalisePath('/api;jsessionid=1/x', strict));
+    assert.equal(normalisePath('/a;v=1/b', { ...strict, semicolons: 'keep' }), '/a;v=1/b');
+    refused(() => normalisePath('/open/..;/api', { ...strict, semicolons: 'keep' }));
   });
   it('keeps repeated slashes when merging is off', () => {
-    assert.equal(normalisePath('//a//b', { escapedSlashes: 'reject', mergeSlashes: false }), '//a//b');
+    assert.equal(normalisePath('//a//b', { escapedSlashes: 'reject', semicolons: 'reject', mergeSlashes: false }), '//a//b');
   });
 
   it('splits the query off untouched, and reads an absolute-form target by its path', () => {
@@ -55,7 +59,7 @@ describe('Host comparison', () => {
     assert.ok(!sameHost(parseHost('example.com:8080'), parseHost('example.com'), '80'));
     assert.ok(!sameHost(parseHost('evil.com'), parseHost('example.com'), '80'));
   });
-  for (const raw of ['exa mple.com', 'a/b', 'a:b:c', 'example.com:123456', '[zz::1]']) {
+  for (const raw of ['exa mple.com', 'a/b', 'a:b:c', 'example.com:123456', 'example.com:70000', '[zz::1]', 'a,for=6.6.6.6', 'a;proto=https', 'secure.example.com..', 'secure%2eexample.com', '.example.com', 'a..b', 'example.com:']) {
     it(`refuses the Host ${JSON.stringify(raw)}`, () => refused(() => parseHost(raw), 'GATEWAY_BAD_HOST'));
   }
 });

@@ -51,14 +51,43 @@ export const gatewayRows: SecurityRow[] = [
     },
   },
   {
+    request: 'regression: other X-Forwarded-* headers, CDN client-address headers and X_Forwarded_For (underscore) from an untrusted caller passed through',
+    expect: 'none reaches the upstream',
+    async check(s) {
+      const { token } = await s.person();
+      const extra: [string, string][] = [
+        ['X_Forwarded_For', '6.6.6.6'], ['X-Forwarded-Ssl', 'on'], ['X-Forwarded-Scheme', 'https'], ['X-Forwarded-Server', 'evil'],
+        ['X-Forwarded-Client-Cert', 'By=spiffe://x;URI=spiffe://evil/admin'], ['X-Forwarded-Uri', '/admin'], ['X-Client-IP', '6.6.6.6'], ['True-Client-IP', '6.6.6.6'],
+      ];
+      await get(s, gatewayOf(s), '/api/x', [bearer(token), ...extra]);
+      const seen = lastSeen(s);
+      for (const [name] of extra) assert.equal(seen.headers[name.toLowerCase()], undefined, name);
+      assert.ok(!seen.rawHeaders.join('\n').includes('6.6.6.6') && !seen.rawHeaders.join('\n').includes('evil'));
+    },
+  },
+  ...([
+    ['regression: Host: a,for=6.6.6.6;host=admin.internal wrote a second element into Forwarded', 'a,for=6.6.6.6;host=admin.internal'],
+    ['regression: Host: a;proto=https wrote a parameter into Forwarded', 'a;proto=https'],
+    ['regression: Host: secure.example.com.. (two trailing dots) missed the host rule', 'secure.example.com..'],
+    ['Host: secure%2eexample.com (a percent-encoded host)', 'secure%2eexample.com'],
+  ] as [string, string][]).map(([request, host]): SecurityRow => ({
+    request,
+    expect: '400 GATEWAY_BAD_HOST; nothing forwarded',
+    async check(s) {
+      const { token } = await s.person();
+      await refused(s, () => sendRaw(gatewayOf(s), head('GET', '/open/x', [['Host', host], bearer(token)])), 400, 'GATEWAY_BAD_HOST');
+    },
+  })),
+  {
     request: 'GET /open/x with X-Original-URL: /api/x and X-Rewrite-URL: /api/x',
     expect: 'forwarded to /open/x without either header (no framework can re-route it)',
     async check(s) {
       const { token } = await s.person();
-      await get(s, s.trusting.url, '/open/x', [bearer(token), ['X-Original-URL', '/api/x'], ['X-Rewrite-URL', '/api/x']]);
+      const overrides: [string, string][] = [['X-Original-URL', '/api/x'], ['X-Rewrite-URL', '/api/x'], ['X-Original-URI', '/api/x'], ['X-Envoy-Original-Path', '/api/x']];
+      await get(s, s.trusting.url, '/open/x', [bearer(token), ...overrides]);
       const seen = lastSeen(s);
       assert.equal(seen.url, '/open/x');
-      assert.deepEqual([seen.headers['x-original-url'], seen.headers['x-rewrite-url']], [undefined, undefined]);
+      for (const [name] of overrides) assert.equal(seen.headers[name.toLowerCase()], undefined, name);
     },
   },
   {
@@ -141,6 +170,33 @@ export const gatewayRows: SecurityRow[] = [
       const url = s.limited.url;
       const body = `800\r\n${'x'.repeat(2048)}\r\n0\r\n\r\n`;
       await refused(s, () => sendRaw(url, head('POST', '/api/x', [['Host', hostOf(url)], bearer(token), ['Transfer-Encoding', 'chunked']]), body), 413, 'GATEWAY_BODY_TOO_LARGE', true);
+    },
+  },
+  {
+    request: 'regression: an upload that stalls after 3 of its 100 bytes held an upstream connection for 5 minutes (256 of them emptied the pool)',
+    expect: '408 GATEWAY_BODY_TIMEOUT after body_timeout (300 ms); the upstream connection freed, the upstream never gets a complete request',
+    async check(s) {
+      const url = s.limited.url;
+      const completed = s.upstream.requests.length;
+      const started = Date.now();
+      const response = await sendRaw(url, head('POST', '/open/slow', [['Host', hostOf(url)], ['Content-Length', '100']]), 'abc');
+      assert.equal(response.status, 408, response.body);
+      assert.ok(response.body.includes('GATEWAY_BODY_TIMEOUT'), response.body);
+      assert.ok(Date.now() - started < 5_000, 'cut after body_timeout, not after Node\'s request timeout');
+      assert.equal(s.upstream.requests.length, completed);
+    },
+  },
+  {
+    request: 'regression: Cookie: session=T; Session=T; SESSION=T; sessi%6Fn=T; theme=dark, session=T left copies of the subject token for lenient cookie parsers',
+    expect: 'every copy stripped; the other cookies (lang=en) kept',
+    async check(s) {
+      const { token } = await s.person();
+      const url = s.gateways['cookie, on except /open/*'].url;
+      const response = await get(s, url, '/api/x', [['Cookie', `session=${token}; Session=${token}; SESSION=${token}; sessi%6Fn=${token}; theme=dark, session=${token}; lang=en`]]);
+      assert.equal(response.status, 200, response.body);
+      const seen = lastSeen(s);
+      assert.ok(!seen.rawHeaders.join('\n').includes(token), 'no copy of the token reached the upstream');
+      assert.equal(seen.headers.cookie, 'lang=en');
     },
   },
   {

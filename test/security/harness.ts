@@ -60,7 +60,7 @@ export interface SecurityStack {
   gateways: Record<Arrangement, RunningGateway>;
   /** Trusts 127.0.0.0/8 as a proxy: forwarding headers are kept and extended. */
   trusting: RunningGateway;
-  /** headers_timeout 300ms, max_headers 20, max_body_size 1k. */
+  /** headers_timeout and body_timeout 300ms, max_headers 20, max_body_size 1k. */
   limited: RunningGateway;
   /** The frozen clock of every gateway's delegated-token cache. */
   clock: { now: number };
@@ -105,7 +105,7 @@ export async function startSecurityStack(backend: Backend): Promise<SecurityStac
   return {
     backend: backend.name, t, database, org, client, relay, upstream, gateways, clock,
     trusting: await gateway('header', true, { trusted_proxies: ['127.0.0.0/8', '::1'] }),
-    limited: await gateway('header', true, { headers_timeout: '300ms', max_headers: 20, max_body_size: '1k' }),
+    limited: await gateway('header', true, { headers_timeout: '300ms', body_timeout: '300ms', max_headers: 20, max_body_size: '1k' }),
     async person() {
       const id = await createPerson(t, org);
       return { id, token: await mintPersonToken(t, org, id, { scope: 'orders:read' }) };

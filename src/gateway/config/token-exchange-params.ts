@@ -66,7 +66,8 @@ export interface TokenExchangeParams {
   cache: { enabled: boolean; maxEntries: number; maxTtlMs: number };
 }
 
-const HEADER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+/** No `_`: the gateway drops such headers before plugins run (headers.ts). */
+const HEADER = /^[!#$%&'*+.^`|~0-9A-Za-z-]{1,128}$/;
 const COOKIE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
 
@@ -180,7 +181,7 @@ function convert(raw: unknown, kind: Kind, name: string): unknown {
       return url && (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash ? text : fail('must be an http(s) URL without query or fragment');
     }
     case 'header':
-      return HEADER.test(text) ? text : fail('must be an HTTP header name');
+      return HEADER.test(text) ? text : fail('must be an HTTP header name without "_" (the gateway drops headers with "_")');
     case 'cookie':
       return COOKIE.test(text) ? text : fail('must be a cookie name');
     case 'boolean':

@@ -12,18 +12,35 @@ export interface ForwardTarget {
   headers: ForwardHeaders;
   /** Past this many body bytes the upload is cut and answered 413; undefined: no limit. */
   maxBodyBytes?: number | undefined;
+  /** A body that stalls this long between two chunks is cut and answered 408. */
+  bodyTimeoutMs: number;
 }
 
-/** The request body, counted on its way when there is a limit (a declared length was checked before). */
-function bodyOf(request: IncomingMessage, max: number | undefined): Readable {
-  if (max === undefined) return request;
+/**
+ * The request body on its way upstream: counted against the limit (a declared length was
+ * checked before), and cut when it stalls, so a client that opens an upload and goes quiet
+ * does not hold an upstream connection for Node's 5-minute request timeout.
+ */
+function bodyOf(request: IncomingMessage, max: number | undefined, idleMs: number): Readable {
   let seen = 0;
-  return request.pipe(new Transform({
+  const stalled = new GatewayError(408, 'GATEWAY_BODY_TIMEOUT', `the request body stalled for longer than ${idleMs} ms (body_timeout)`, { headers: { connection: 'close' } });
+  const body = new Transform({
     transform(chunk: Buffer, _encoding, done) {
+      idle.refresh();
       seen += chunk.length;
-      done(seen > max ? tooLarge(max) : null, chunk);
+      done(max !== undefined && seen > max ? tooLarge(max) : null, chunk);
     },
-  }));
+    flush(done) {
+      clearTimeout(idle);
+      done();
+    },
+    destroy(error, done) {
+      clearTimeout(idle);
+      done(error);
+    },
+  });
+  const idle = setTimeout(() => body.destroy(stalled), idleMs);
+  return request.pipe(body);
 }
 
 /** nginx's code for a client that closed the connection before the answer: metrics count it so. */
@@ -55,7 +72,7 @@ export function forward(request: IncomingMessage, response: ServerResponse, targ
     const resumeUpstream = () => controller?.resume();
 
     const hasBody = target.method !== 'GET' && target.method !== 'HEAD';
-    target.dispatcher.dispatch({ method: target.method, path: target.path, headers: target.headers, body: hasBody ? bodyOf(request, target.maxBodyBytes) : null }, {
+    target.dispatcher.dispatch({ method: target.method, path: target.path, headers: target.headers, body: hasBody ? bodyOf(request, target.maxBodyBytes, target.bodyTimeoutMs) : null }, {
       onRequestStart(c) {
         controller = c;
         if (response.destroyed) c.abort(new undiciErrors.RequestAbortedError('the client went away'));

@@ -3,13 +3,15 @@ import type { BlockList } from 'node:net';
 import type { ForwardHeaders } from './headers.ts';
 
 /**
- * Headers that tell an upstream who the client is or which URL it asked for. A caller can
- * write any of them, so from an untrusted peer they are dropped and the gateway's own are
- * set. X-Original-URL and X-Rewrite-URL override the path in some frameworks: the gateway
- * has decided the path, so they are dropped from everyone.
+ * Headers that tell an upstream who the client is, how it connected or which URL it asked
+ * for. A caller can write any of them, so from an untrusted peer they are dropped (every
+ * `x-forwarded-*`, including -Ssl, -Scheme and -Client-Cert, and the CDN spellings of the
+ * client address) and the gateway sets its own. Path overrides re-route a request inside some
+ * frameworks and proxies: the gateway has decided the path, so they are dropped from everyone.
  */
-const CLIENT_CLAIMS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-forwarded-prefix', 'forwarded', 'x-real-ip'];
-const PATH_OVERRIDES = ['x-original-url', 'x-rewrite-url'];
+const CLIENT_CLAIMS = new Set(['forwarded', 'x-real-ip', 'x-client-ip', 'true-client-ip', 'x-cluster-client-ip', 'cf-connecting-ip', 'fastly-client-ip']);
+const isClientClaim = (name: string) => name.startsWith('x-forwarded-') || CLIENT_CLAIMS.has(name);
+const PATH_OVERRIDES = ['x-original-url', 'x-rewrite-url', 'x-original-uri', 'x-envoy-original-path'];
 
 export interface ForwardingFacts {
   /** The host the caller asked for, as matched (host[:port]). */
@@ -27,6 +29,8 @@ function peerOf(request: IncomingMessage): { address: string; family: 'ipv4' | '
 const joined = (value: string | string[] | undefined) => (value === undefined ? undefined : [value].flat().join(', '));
 /** RFC 7239 §6: IPv6 addresses and anything with a colon are quoted. */
 const node = (value: string, ipv6: boolean) => (ipv6 ? `"[${value}]"` : value.includes(':') ? `"${value}"` : value);
+/** RFC 7239 §4: the host as a quoted-string, so nothing in it can start a parameter or an element. */
+const quoted = (value: string) => `"${value.replace(/["\\]/g, '\\$&')}"`;
 
 /**
  * X-Forwarded-For/-Host/-Proto, Forwarded and X-Real-IP, set by the gateway. Only a peer in
@@ -37,9 +41,9 @@ export function setForwardingHeaders(headers: ForwardHeaders, request: IncomingM
   const peer = peerOf(request);
   const trusted = peer.address !== '' && facts.trustedProxies.check(peer.address, peer.family);
   const proto = 'encrypted' in request.socket ? 'https' : 'http';
-  const element = `for=${node(peer.address || 'unknown', peer.family === 'ipv6')};host=${node(facts.host, false)};proto=${proto}`;
+  const element = `for=${node(peer.address || 'unknown', peer.family === 'ipv6')};host=${quoted(facts.host)};proto=${proto}`;
   if (!trusted) {
-    for (const name of CLIENT_CLAIMS) delete headers[name];
+    for (const name of Object.keys(headers)) if (isClientClaim(name)) delete headers[name];
     headers['x-forwarded-for'] = peer.address || 'unknown';
     headers['x-forwarded-host'] = facts.host;
     headers['x-forwarded-proto'] = proto;

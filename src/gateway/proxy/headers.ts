@@ -10,9 +10,16 @@ const NOT_RETURNED_TO_CLIENT = new Set(CONNECTION_FIELDS);
 
 export type ForwardHeaders = Record<string, string | string[]>;
 
-/** Headers for the upstream: connection-specific ones (and those `Connection` names) removed first. */
+/**
+ * Headers for the upstream: connection-specific ones (and those `Connection` names) removed
+ * first, and names with `_`: CGI, WSGI and PHP-FPM read `X_Forwarded_For` as `X-Forwarded-For`,
+ * so an underscore spelling would get past every rule about the dashed one (nginx drops them
+ * by default too).
+ */
 export function forwardableHeaders(headers: IncomingHttpHeaders): ForwardHeaders {
-  return withoutConnectionFields(headers, NOT_FORWARDED_UPSTREAM);
+  const out = withoutConnectionFields(headers, NOT_FORWARDED_UPSTREAM);
+  for (const name in out) if (name.includes('_')) delete out[name];
+  return out;
 }
 
 /** The upstream's answer headers for the client, cleaned the same way. */

@@ -44,5 +44,6 @@ function checkDeclaredLength(request: IncomingMessage, max: number | undefined):
 }
 
 export function tooLarge(max: number): GatewayError {
-  return new GatewayError(413, 'GATEWAY_BODY_TOO_LARGE', `the request body is larger than ${max} bytes (max_body_size)`);
+  // The rest of the body is not read: the connection cannot carry another request.
+  return new GatewayError(413, 'GATEWAY_BODY_TOO_LARGE', `the request body is larger than ${max} bytes (max_body_size)`, { headers: { connection: 'close' } });
 }

@@ -56,16 +56,17 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<number> {
     if (closing) throw new GatewayError(503, 'GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry');
     const inbound = readInbound(request, config.requests);
-    const route = router.route(inbound.host, inbound.target.path, inbound.defaultPort);
-    if (!route) throw new GatewayError(404, 'GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
+    const match = router.route(inbound.host, inbound.target.path, inbound.defaultPort);
+    if (!match) throw new GatewayError(404, 'GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
+    const { route, foldedRule } = match;
     const headers = forwardableHeaders(request.headers);
     for (const plugin of plugins) {
-      const enabled = route.rule?.plugins[plugin.id] ?? plugin.enabled;
+      const enabled = (route.rule?.plugins[plugin.id] ?? plugin.enabled) || (foldedRule?.plugins[plugin.id] ?? plugin.enabled);
       if (enabled) await plugin.run({ request, inbound, headers, route });
     }
     setForwardingHeaders(headers, request, { host: inbound.hostText, trustedProxies: config.requests.trustedProxies });
     const path = `${route.basePath}${inbound.target.path}${inbound.target.query}`;
-    const outcome = await forward(request, response, { dispatcher: pool(route.origin), method: request.method ?? 'GET', path, headers, maxBodyBytes: config.requests.maxBodyBytes });
+    const outcome = await forward(request, response, { dispatcher: pool(route.origin), method: request.method ?? 'GET', path, headers, maxBodyBytes: config.requests.maxBodyBytes, bodyTimeoutMs: config.requests.bodyTimeoutMs });
     if (!outcome.delivered) log.debug({ status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
     return outcome.status;
   }

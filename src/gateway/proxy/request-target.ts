@@ -12,8 +12,17 @@ import { GatewayError } from './gateway-error.ts';
 export const ESCAPED_SLASH_ACTIONS = ['reject', 'keep', 'unescape'] as const;
 export type EscapedSlashAction = (typeof ESCAPED_SLASH_ACTIONS)[number];
 
+/**
+ * `;` in a path: Tomcat, Jetty and Spring strip `;params` from every segment before routing,
+ * so `/api;x/y` is their `/api/y` while a rule sees `api;x`. Refused by default, as Spring
+ * Security's firewall does; `keep` forwards them, for upstreams that use matrix parameters.
+ */
+export const SEMICOLON_ACTIONS = ['reject', 'keep'] as const;
+export type SemicolonAction = (typeof SEMICOLON_ACTIONS)[number];
+
 export interface PathPolicy {
   escapedSlashes: EscapedSlashAction;
+  semicolons: SemicolonAction;
   /** `//` collapses to `/` (most upstreams do the same, so rules must see it too). */
   mergeSlashes: boolean;
 }
@@ -66,6 +75,9 @@ export function normalisePath(path: string, policy: PathPolicy): string {
   if (policy.escapedSlashes === 'reject' && /%2F|%5C|\\/.test(decoded)) {
     throw bad('the path holds an escaped slash (%2F, %5C) or a backslash, which upstreams read differently');
   }
+  if (policy.semicolons === 'reject' && decoded.includes(';')) {
+    throw bad('the path holds a ";", which servlet containers strip with what follows it from a segment');
+  }
   if (policy.escapedSlashes === 'unescape') decoded = decoded.replace(/%2F|%5C|\\/g, '/');
   const segments = decoded.split('/').slice(1);
   const out: string[] = [];
@@ -103,13 +115,20 @@ export interface HostAndPort {
   port: string | undefined;
 }
 
-const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::(\d{0,5}))?$/;
+/**
+ * A DNS name (letters, digits, `-`, `_`, dot-separated labels, none empty) or an IP literal.
+ * Nothing else: a Host with `,`, `;`, `=` or `%` would reach the upstream inside Forwarded and
+ * X-Forwarded-Host, and `a..b` or a second trailing dot would be a host the rules never saw.
+ */
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9_-]+\.)*[A-Za-z0-9_-]+\.?)(?::(\d{1,5}))?$/;
 
 export function parseHost(value: string): HostAndPort {
+  // RFC 9112 §3.2: an empty Host is allowed; it matches only host patterns of `*`.
+  if (value === '') return { host: '', port: undefined };
   const match = HOST_PORT.exec(value);
-  if (!match) throw new GatewayError(400, 'GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
+  if (!match || Number(match[2] ?? 0) > 65_535) throw new GatewayError(400, 'GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
   const host = match[1]!.toLowerCase().replace(/\.$/, '');
-  return { host, port: match[2] || undefined };
+  return { host, port: match[2] };
 }
 
 /** Two spellings of one host (case, trailing dot, default port) are the same host. */

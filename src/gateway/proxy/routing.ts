@@ -16,6 +16,19 @@ interface CompiledRule {
   host: RegExp;
   port: string | undefined;
   path: RegExp;
+  /** The same pattern, case-insensitive: Express, ASP.NET Core and IIS route /API as /api. */
+  foldedPath: RegExp;
+}
+
+/** The route a request takes, and the rule it would take if its path were read without case. */
+export interface RouteMatch {
+  route: Route;
+  /**
+   * The first rule matching the path case-insensitively (undefined: none, the default). A
+   * plugin runs if this rule or the route's turns it on: an upstream that ignores case must
+   * not get around a rule that does not.
+   */
+  foldedRule: UrlRule | undefined;
 }
 
 const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
@@ -29,27 +42,37 @@ const wildcard = (text: string) => escape(text).replace(/\*/g, '.*');
 export class Router {
   readonly #rules: CompiledRule[];
   readonly #fallback: Route | undefined;
+  /** Without upper case in patterns or path, the folded match is the exact one: skipped. */
+  readonly #patternsHaveCase: boolean;
 
   constructor(rules: readonly UrlRule[], defaultTarget: string | undefined) {
     this.#rules = rules.map((rule) => {
       const slash = rule.pattern.indexOf('/');
       const [host, port] = rule.pattern.slice(0, slash).split(':') as [string, string | undefined];
       const hostPattern = host.toLowerCase().replace(/\.$/, '');
-      return { rule, route: { ...target(rule.target), rule }, host: new RegExp(`^${wildcard(hostPattern)}$`), port, path: new RegExp(`^${wildcard(rule.pattern.slice(slash))}$`) };
+      const path = `^${wildcard(rule.pattern.slice(slash))}$`;
+      return { rule, route: { ...target(rule.target), rule }, host: new RegExp(`^${wildcard(hostPattern)}$`), port, path: new RegExp(path), foldedPath: new RegExp(path, 'i') };
     });
     this.#fallback = defaultTarget ? { ...target(defaultTarget), rule: undefined } : undefined;
+    this.#patternsHaveCase = rules.some((rule) => /[A-Z]/.test(rule.pattern.slice(rule.pattern.indexOf('/'))));
   }
 
   /** `host` is already lower-cased without a trailing dot; `path` normalised, without the query. */
-  route({ host, port }: HostAndPort, path: string, defaultPort: string): Route | undefined {
-    if (this.#rules.length === 0) return this.#fallback;
+  route(host: HostAndPort, path: string, defaultPort: string): RouteMatch | undefined {
+    const exact = this.#first(host, path, defaultPort, 'path');
+    const route = exact?.route ?? this.#fallback;
+    if (!route) return undefined;
+    const folded = this.#patternsHaveCase || /[A-Z]/.test(path) ? this.#first(host, path, defaultPort, 'foldedPath') : exact;
+    return { route, foldedRule: folded?.rule };
+  }
+
+  #first({ host, port }: HostAndPort, path: string, defaultPort: string, by: 'path' | 'foldedPath'): CompiledRule | undefined {
     for (const compiled of this.#rules) {
       if (!compiled.host.test(host)) continue;
       if (compiled.port !== undefined && compiled.port !== '*' && compiled.port !== (port ?? defaultPort)) continue;
-      if (!compiled.path.test(path)) continue;
-      return compiled.route;
+      if (compiled[by].test(path)) return compiled;
     }
-    return this.#fallback;
+    return undefined;
   }
 }
 

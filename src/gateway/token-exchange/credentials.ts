@@ -31,14 +31,29 @@ export function readToken(headers: ForwardHeaders, where: TokenLocation): TokenR
   return { kind: 'token', token: value };
 }
 
-/** Removes the token: the whole header, or just that cookie with the others kept intact. */
-export function stripToken(headers: ForwardHeaders, where: TokenLocation): void {
+/** A cookie name as lenient parsers read it: ASP.NET ignores case, PHP decodes percent-encoding. */
+function looseName(name: string): string {
+  try {
+    return decodeURIComponent(name).toLowerCase();
+  } catch {
+    return name.toLowerCase();
+  }
+}
+
+/**
+ * Removes the token: the whole header, or the cookie — and with it every cookie that some
+ * upstream's parser could read as that cookie (another case, a percent-encoded name) or that
+ * carries the token anyway (after a `,`, which old parsers take as a separator). Other
+ * cookies are kept intact.
+ */
+export function stripToken(headers: ForwardHeaders, where: TokenLocation, token: string): void {
   if (where.header) {
     delete headers[where.header.toLowerCase()];
     return;
   }
-  const kept = cookies(headers).filter(([name]) => name !== where.cookie);
-  if (kept.length > 0) headers.cookie = kept.map(([name, value]) => `${name}=${value}`).join('; ');
+  const name = looseName(where.cookie!);
+  const kept = cookies(headers).filter(([n, value]) => looseName(n) !== name && !value.includes(token));
+  if (kept.length > 0) headers.cookie = kept.map(([n, value]) => `${n}=${value}`).join('; ');
   else delete headers.cookie;
 }
 

@@ -92,8 +92,8 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
       }
       const key = `${id}:${sha256(subject)}:${actorHash(actor.token)}`;
       const delegated = cache ? (cache.fresh(key) ?? await cache.get(key, () => exchange(subject, actor))) : (await exchange(subject, actor)).token;
-      if (params.subject.strip) stripToken(headers, subjectAt);
-      if (actorAt && params.actor.mode === 'request_actor' && params.actor.strip) stripToken(headers, actorAt);
+      if (params.subject.strip) stripToken(headers, subjectAt, subject);
+      if (actorAt && params.actor.mode === 'request_actor' && params.actor.strip) stripToken(headers, actorAt, actor.token);
       headers[outputHeader] = `${params.outputPrefix}${delegated}`;
     },
   };

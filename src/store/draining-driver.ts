@@ -1,4 +1,4 @@
-import { StorageUnavailableError } from './store.ts';
+import { StorageUnavailableError } from './errors.ts';
 import type { SqlDriver, SqlExecutor, SqlParam } from './sql-driver.ts';
 
 /** Quiet time that proves a request's next statement is not about to follow the last one. */

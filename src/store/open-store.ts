@@ -1,4 +1,4 @@
-import { SqlStore } from './sql-store.ts';
+import { sqlStore } from './sql-store.ts';
 import { SqliteDriver } from './sqlite/sqlite-driver.ts';
 import { PostgresDriver } from './postgres/postgres-driver.ts';
 import { migrate } from './migrate.ts';
@@ -23,7 +23,7 @@ export async function openStore(url: string, options: { poolSize?: number } = {}
   const driver = drainingDriver(driverFor(url, options));
   try {
     const migrated = await migrate(driver, migrationsFor(driver.dialect));
-    return { store: new SqlStore(driver), migrated, description: describe(url) };
+    return { store: sqlStore(driver), migrated, description: describe(url) };
   } catch (error) {
     await driver.close().catch(() => {});
     throw error;

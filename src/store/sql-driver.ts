@@ -1,3 +1,6 @@
+import { ConflictError, type ConflictSubject } from './errors.ts';
+import type { Handle } from './persons/store.ts';
+
 export type SqlParam = string | number | boolean | null;
 
 /** Runs statements written with PostgreSQL-style placeholders ($1, $2, …) on either dialect. */
@@ -24,4 +27,13 @@ export class UniqueViolation extends Error {
     this.name = 'UniqueViolation';
     this.table = table;
   }
+}
+
+/**
+ * Rethrows a unique-index refusal as the domain's ConflictError, naming what was taken by the
+ * table that refused it (each module store knows its own tables); anything else unchanged.
+ */
+export function rethrowAsConflict(error: unknown, subjectByTable: Readonly<Record<string, ConflictSubject>>, handle?: Handle): never {
+  if (error instanceof UniqueViolation) throw new ConflictError(subjectByTable[error.table] ?? 'secret', handle);
+  throw error;
 }

@@ -2,7 +2,7 @@ import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlit
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UniqueViolation, type SqlDriver, type SqlExecutor, type SqlParam } from '../sql-driver.ts';
-import { StorageUnavailableError } from '../store.ts';
+import { StorageUnavailableError } from '../errors.ts';
 
 /**
  * node:sqlite is synchronous and has one connection, so a transaction that awaits between

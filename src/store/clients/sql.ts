@@ -1,0 +1,77 @@
+import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
+import { keysetPage } from '../keyset-page.ts';
+import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
+import { json, time, type Json } from '../rows.ts';
+import type { OrganizationConfig } from '../organizations/store.ts';
+import type { Page, PageRequest } from '../types.ts';
+import type { ClientStore, OAuthClient } from './store.ts';
+
+interface ClientRow {
+  id: string; org_id: string; name: string; scopes: Json; grant_types: Json;
+  access_token_duration: number; access_token_format: string; secret_hash: string; created_at: number;
+}
+
+/** A clash on oauth_clients can only be its unique secret hash. */
+const conflictSubjects = { oauth_clients: 'secret' } as const;
+
+function toClient(row: ClientRow): OAuthClient {
+  return {
+    id: row.id, orgId: row.org_id, name: row.name, scopes: json(row.scopes), grantTypes: json(row.grant_types),
+    accessTokenDuration: Number(row.access_token_duration),
+    accessTokenFormat: row.access_token_format as OAuthClient['accessTokenFormat'],
+    secretHash: row.secret_hash, createdAt: time(row.created_at),
+  };
+}
+
+/**
+ * The OAuth2 client store over either SQL dialect: table oauth_clients (read joined with
+ * organizations for the token endpoint). `onDelete` runs inside the transaction that deletes a
+ * client (see party-deletion.ts).
+ */
+export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionStep[]): ClientStore {
+  return {
+    async createClient(client: OAuthClient): Promise<void> {
+      await db
+        .run(
+          `INSERT INTO oauth_clients (id, org_id, name, scopes, grant_types, access_token_duration, access_token_format, secret_hash, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [
+            client.id, client.orgId, client.name, JSON.stringify(client.scopes), JSON.stringify(client.grantTypes),
+            client.accessTokenDuration, client.accessTokenFormat, client.secretHash, client.createdAt,
+          ],
+        )
+        .catch((error) => rethrowAsConflict(error, conflictSubjects));
+    },
+
+    async getClient(orgId: string, id: string): Promise<OAuthClient | undefined> {
+      const [row] = await db.all<ClientRow>('SELECT * FROM oauth_clients WHERE org_id = $1 AND id = $2', [orgId, id]);
+      return row && toClient(row);
+    },
+
+    async findClient(id: string): Promise<OAuthClient | undefined> {
+      const [row] = await db.all<ClientRow>('SELECT * FROM oauth_clients WHERE id = $1', [id]);
+      return row && toClient(row);
+    },
+
+    async findClientWithConfig(id: string): Promise<{ client: OAuthClient; config: OrganizationConfig } | undefined> {
+      const [row] = await db.all<ClientRow & { org_config: Json }>(
+        'SELECT c.*, o.config AS org_config FROM oauth_clients c JOIN organizations o ON o.id = c.org_id WHERE c.id = $1',
+        [id],
+      );
+      return row && { client: toClient(row), config: json<OrganizationConfig>(row.org_config) };
+    },
+
+    listClients(orgId: string, page: PageRequest): Promise<Page<OAuthClient>> {
+      return keysetPage(db, 'oauth_clients', orgId, page, toClient);
+    },
+
+    deleteClient(orgId: string, id: string, at: number): Promise<boolean> {
+      return deleteParty(db, 'oauth_clients', onDelete, orgId, id, at);
+    },
+
+    async replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean> {
+      const changed = await db.run('UPDATE oauth_clients SET secret_hash = $3 WHERE org_id = $1 AND id = $2', [orgId, id, secretHash]);
+      return changed > 0;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { Page, PageRequest } from '../types.ts';
+
+export const handleTypes = ['email_address', 'phone_number'] as const;
+export type HandleType = (typeof handleTypes)[number];
+
+export interface Handle {
+  type: HandleType;
+  value: string;
+}
+
+export const personRoles = ['admin', 'verifier'] as const;
+export type PersonRole = (typeof personRoles)[number];
+
+export interface Person {
+  id: string;
+  orgId: string;
+  handles: Handle[];
+  roles: PersonRole[];
+  console: boolean;
+  createdAt: number;
+}
+
+/**
+ * Persons of an organisation and their handles. Handles are kept and compared in their
+ * canonical form (validation/handle.ts, canonicalHandle: email addresses NFC and lower-cased),
+ * whatever spelling the caller passes: a handle taken in one spelling is taken in all
+ * (ConflictError 'person_handle' naming it), and a look-up in any spelling finds its person.
+ */
+export interface PersonStore {
+  createPerson(person: Person): Promise<void>;
+  getPerson(orgId: string, id: string): Promise<Person | undefined>;
+  /** Finds the person holding the handle, compared in canonical form. */
+  findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined>;
+  listPersons(orgId: string, page: PageRequest): Promise<Page<Person>>;
+  /**
+   * Deletes the person (their handles go with them) and revokes, in the same transaction,
+   * every opaque token issued to or for them with every token exchanged from those, at `at`.
+   * Either both happen or neither does. Returns false, changing nothing, for an unknown id.
+   */
+  deletePerson(orgId: string, id: string, at: number): Promise<boolean>;
+}

@@ -1,0 +1,115 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConflictError } from '../../src/store/store.ts';
+import type { OrganizationStore } from '../../src/store/organizations/store.ts';
+import type { PersonStore } from '../../src/store/persons/store.ts';
+import type { TokenStore } from '../../src/store/tokens/store.ts';
+import type { PagePosition } from '../../src/store/types.ts';
+import { newId } from '../../src/crypto/ids.ts';
+import { contractOnEveryBackend, person, revokedAt, storedOrg, token } from './contract-harness.ts';
+
+contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person store', (t) => {
+  it('creates, finds, lists and deletes persons within their organisation only', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const b = await storedOrg(store);
+    const p = person(a.id);
+    p.handles.push({ type: 'phone_number', value: '+15550100' });
+    await store.createPerson(p);
+    assert.deepEqual(await store.getPerson(a.id, p.id), p);
+    assert.equal(await store.getPerson(b.id, p.id), undefined);
+    assert.deepEqual(await store.findPersonByHandle(a.id, { type: 'phone_number', value: '+15550100' }), p);
+    assert.equal(await store.findPersonByHandle(b.id, { type: 'phone_number', value: '+15550100' }), undefined);
+    assert.equal(await store.deletePerson(b.id, p.id, 1), false);
+    assert.equal(await store.deletePerson(a.id, p.id, 1), true);
+    assert.equal(await store.getPerson(a.id, p.id), undefined);
+    assert.equal(await store.findPersonByHandle(a.id, p.handles[0]!), undefined, 'handles go with the person');
+    await store.createPerson({ ...person(a.id), handles: p.handles }); // and are free again
+  });
+
+  it('refuses a taken handle, names it, and writes nothing of the person', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const b = await storedOrg(store);
+    const first = person(a.id, 'ada@example.com');
+    await store.createPerson(first);
+    await store.createPerson(person(b.id, 'ada@example.com')); // other organisation: allowed
+    const second = person(a.id, 'grace@example.com');
+    second.handles.push({ type: 'email_address', value: 'ada@example.com' });
+    await assert.rejects(store.createPerson(second), (e: unknown) =>
+      e instanceof ConflictError && e.subject === 'person_handle' && e.handle?.value === 'ada@example.com');
+    assert.equal(await store.getPerson(a.id, second.id), undefined);
+    assert.equal(await store.findPersonByHandle(a.id, { type: 'email_address', value: 'grace@example.com' }), undefined);
+  });
+
+  it('keeps handles in canonical form: any spelling of an address finds its person and is taken', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id, 'Jose\u0301@Example.COM'); // decomposed é, mixed case
+    await store.createPerson(p);
+    const stored = await store.getPerson(a.id, p.id);
+    assert.deepEqual(stored?.handles, [{ type: 'email_address', value: 'jos\u00e9@example.com' }]);
+    for (const spelling of ['jos\u00e9@example.com', 'JOS\u00c9@EXAMPLE.COM', 'jose\u0301@example.com', 'Jos\u00e9@eXample.com']) {
+      assert.equal((await store.findPersonByHandle(a.id, { type: 'email_address', value: spelling }))?.id, p.id, spelling);
+    }
+    await assert.rejects(store.createPerson(person(a.id, 'JOS\u00c9@example.com')), (e: unknown) =>
+      e instanceof ConflictError && e.subject === 'person_handle' && e.handle?.value === 'jos\u00e9@example.com');
+  });
+
+  it('lets exactly one of many concurrent creations claim a handle', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => store.createPerson(person(a.id, 'race@example.com'))));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    assert.ok(results.every((r) => r.status === 'fulfilled' || r.reason instanceof ConflictError));
+  });
+
+  it('pages forwards, backwards and from the end with keyset cursors', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const p = { ...person(a.id), id: newId('per', 1_700_000_000_000 + i) };
+      await store.createPerson(p);
+      ids.push(p.id);
+    }
+    const page = (position: PagePosition) => store.listPersons(a.id, { position, limit: 3 });
+    const summary = (p: Awaited<ReturnType<typeof page>>) => ({
+      ids: p.items.map((x) => x.id), hasPrevious: p.hasPrevious, hasNext: p.hasNext, totalCount: p.totalCount,
+    });
+    assert.deepEqual(summary(await page({ kind: 'first' })), { ids: ids.slice(0, 3), hasPrevious: false, hasNext: true, totalCount: 7 });
+    assert.deepEqual(summary(await page({ kind: 'after', id: ids[2]! })), { ids: ids.slice(3, 6), hasPrevious: true, hasNext: true, totalCount: undefined });
+    assert.deepEqual(summary(await page({ kind: 'after', id: ids[5]! })), { ids: ids.slice(6), hasPrevious: true, hasNext: false, totalCount: undefined });
+    assert.deepEqual(summary(await page({ kind: 'before', id: ids[3]! })), { ids: ids.slice(0, 3), hasPrevious: false, hasNext: true, totalCount: undefined });
+    assert.deepEqual(summary(await page({ kind: 'before', id: ids[5]! })), { ids: ids.slice(2, 5), hasPrevious: true, hasNext: true, totalCount: undefined });
+    assert.deepEqual(summary(await page({ kind: 'last' })), { ids: ids.slice(4), hasPrevious: true, hasNext: false, totalCount: undefined });
+  });
+
+  it('deleting a person revokes every token for them and everything exchanged from those, nothing else', async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const other = await storedOrg(store);
+    const p = person(orgId);
+    await store.createPerson(p);
+    const theirs = { ...token(orgId), subject: p.id, clientId: 'cli_gateway' };
+    const exchanged = { ...token(orgId, theirs.hash), subject: 'per_someone', clientId: 'cli_downstream' };
+    const earlier = { ...token(orgId), subject: p.id, revokedAt: 5 };
+    const unrelated = { ...token(orgId), subject: 'per_someone', clientId: 'cli_gateway' };
+    const sameIdElsewhere = { ...token(other.id), subject: p.id };
+    for (const x of [theirs, exchanged, earlier, unrelated, sameIdElsewhere]) await store.insertToken(x);
+
+    assert.equal(await store.deletePerson(orgId, p.id, 70), true);
+    assert.deepEqual(await revokedAt(store, theirs, exchanged, earlier, unrelated, sameIdElsewhere), [70, 70, 5, null, null]);
+    assert.equal(await store.getPerson(orgId, p.id), undefined);
+    assert.equal(await store.deletePerson(orgId, p.id, 80), false, 'a second delete finds nothing');
+  });
+
+  it('deleting an unknown person revokes nothing', async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const orphan = { ...token(orgId), subject: 'per_never_created' };
+    await store.insertToken(orphan);
+    assert.equal(await store.deletePerson(orgId, 'per_never_created', 90), false);
+    assert.deepEqual(await revokedAt(store, orphan), [null]);
+  });
+});

@@ -1,7 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 import { hashSecret } from '../crypto/ids.ts';
-import type { Store } from '../store/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { ApiKey, ApiKeyKind, Organization } from '../store/types.ts';
 
 export interface Tenant {
@@ -15,7 +15,7 @@ const tenants = new WeakMap<FastifyRequest, Tenant>();
  * Runs on request, before the body is even read: a caller without a key of the organisation
  * named in Service-OrgID learns nothing about the operation and costs no parsing.
  */
-export function requireApiKey(store: Store, kinds: readonly ApiKeyKind[]): onRequestAsyncHookHandler {
+export function requireApiKey(store: OrganizationStore, kinds: readonly ApiKeyKind[]): onRequestAsyncHookHandler {
   return async (request) => {
     const orgId = singleHeader(request, 'service-orgid');
     if (!orgId) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: is required on organisation-scoped operations');

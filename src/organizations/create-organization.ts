@@ -1,7 +1,6 @@
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import { organizationConfigDefaults } from '../config/defaults.ts';
-import type { Store } from '../store/store.ts';
-import type { ApiKey, Organization } from '../store/types.ts';
+import type { ApiKey, Organization, OrganizationStore } from '../store/organizations/store.ts';
 
 export interface CreatedOrganization {
   org: Organization;
@@ -16,7 +15,7 @@ export class InvalidArgumentError extends Error {
   readonly code = 'INVALID_ARGUMENT';
 }
 
-export async function createOrganization(store: Store, name: string, keyName = 'first-admin-key'): Promise<CreatedOrganization> {
+export async function createOrganization(store: OrganizationStore, name: string, keyName = 'first-admin-key'): Promise<CreatedOrganization> {
   if (!NAME.test(name)) throw new InvalidArgumentError('--name: must be 1 to 100 characters, without leading or trailing spaces');
   const now = Date.now();
   const org: Organization = { id: newId('org', now), name, config: structuredClone(organizationConfigDefaults), createdAt: now };
@@ -26,7 +25,7 @@ export async function createOrganization(store: Store, name: string, keyName = '
 }
 
 /** Issues a fresh admin key under `name`, replacing any earlier key of that name. */
-export async function replaceAdminKey(store: Store, orgId: string, name: string): Promise<string> {
+export async function replaceAdminKey(store: OrganizationStore, orgId: string, name: string): Promise<string> {
   await store.deleteApiKeysByName(orgId, name);
   const { key, secret } = newAdminKey(orgId, name, Date.now());
   await store.createApiKey(key);

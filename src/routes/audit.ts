@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commonErrors, ListEnvelope } from '../http/envelope.ts';
 import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import type { Store } from '../store/store.ts';
+import type { AuditStore } from '../store/audit/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { AuditEvent } from '../store/types.ts';
 
 const EventView = Type.Object({
@@ -22,7 +23,7 @@ function present(event: AuditEvent) {
 }
 
 /** GET /audit/events: what happened in the organisation, oldest first, optionally of one type. */
-export function auditRoutes(store: Store): FastifyPluginAsyncTypebox {
+export function auditRoutes(store: AuditStore & OrganizationStore): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     app.get('/audit/events', {

@@ -7,7 +7,8 @@ import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { accessTokenFormats, clientGrantTypes, type OAuthClient } from '../store/types.ts';
-import type { Store } from '../store/store.ts';
+import type { ClientStore } from '../store/clients/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
 
 /** RFC 6749 §3.3 scope-token: printable ASCII except space, `"` and `\`. */
 const SCOPE_TOKEN = '^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,128}$';
@@ -41,7 +42,7 @@ function presentClient(client: OAuthClient) {
   };
 }
 
-export function oauthClientRoutes(store: Store): FastifyPluginAsyncTypebox {
+export function oauthClientRoutes(store: ClientStore & OrganizationStore): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['oauth2 clients'];
@@ -85,7 +86,7 @@ export function oauthClientRoutes(store: Store): FastifyPluginAsyncTypebox {
     app.delete('/oauth2/clients/:client_id', {
       schema: { tags, security, summary: 'Delete an OAuth2 client', params: ClientParams, response: { 204: Type.Null(), ...commonErrors } },
     }, async (request, reply) => {
-      // Revokes the client's opaque tokens in the same transaction (see Store.deleteClient).
+      // Revokes the client's opaque tokens in the same transaction (see ClientStore.deleteClient).
       if (!(await store.deleteClient(tenantOf(request).org.id, request.params.client_id, Date.now()))) throw notFound();
       return reply.code(204).send(null);
     });

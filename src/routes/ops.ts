@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
-import type { Store } from '../store/store.ts';
+import type { StoreConnection } from '../store/store.ts';
 import { Envelope, ErrorEnvelope } from '../http/envelope.ts';
 
 const Health = Type.Object({ status: Type.Literal('ok'), database: Type.String() });
 
 /** Liveness with a database round trip, Prometheus metrics, and the OpenAPI document. */
-export function opsRoutes(store: Store, registry: Registry): FastifyPluginAsyncTypebox {
+export function opsRoutes(store: StoreConnection, registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/healthz', {
       schema: { tags: ['ops'], summary: 'Health, including a database round trip', response: { 200: Envelope(Health), 503: ErrorEnvelope } },

@@ -6,7 +6,7 @@ import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { apiKeyKinds, type ApiKey, type OrganizationConfig } from '../store/types.ts';
-import type { Store } from '../store/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
 import { checkOrganizationConfig } from './organization-config-rules.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 
@@ -42,7 +42,7 @@ function presentKey(key: ApiKey) {
 }
 
 /** Organisation-level operations; all need an admin key of the organisation. */
-export function organizationRoutes(store: Store, options: { dev: boolean }): FastifyPluginAsyncTypebox {
+export function organizationRoutes(store: OrganizationStore, options: { dev: boolean }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['organizations'];

@@ -3,7 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import type { Store } from '../store/store.ts';
+import type { PersonStore } from '../store/persons/store.ts';
+import type { AuditStore } from '../store/audit/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 import { newId } from '../crypto/ids.ts';
@@ -19,7 +21,7 @@ const MintRequest = Type.Object(
 const Minted = Type.Object({ token: Type.String(), person_id: Type.String(), expires_in: Type.Integer() });
 
 /** POST /persons/{person_id}/mint-token: a person JWT (RFC 9068 access token), for a subject of token exchange. */
-export function personTokenRoutes(store: Store, issuer: TokenIssuer): FastifyPluginAsyncTypebox {
+export function personTokenRoutes(store: PersonStore & AuditStore & OrganizationStore, issuer: TokenIssuer): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     app.post('/persons/:person_id/mint-token', {

@@ -6,7 +6,8 @@ import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { handleTypes, personRoles, type Person } from '../store/types.ts';
-import type { Store } from '../store/store.ts';
+import type { PersonStore } from '../store/persons/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
 import { normaliseHandles } from './handles.ts';
 
 const HandleSchema = Type.Object(
@@ -39,7 +40,7 @@ export function presentPerson(person: Person) {
   return { id: person.id, handles: person.handles, roles: person.roles, console: person.console, created_at: new Date(person.createdAt).toISOString() };
 }
 
-export function personRoutes(store: Store): FastifyPluginAsyncTypebox {
+export function personRoutes(store: PersonStore & OrganizationStore): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['persons'];

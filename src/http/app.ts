@@ -86,7 +86,7 @@ export async function buildApp({ store, config, keys, issuer, now = Date.now }: 
   };
   await app.register(oauthEndpoints(deps));
   registerMetadata(app, keys, issuer);
-  await app.register(personTokenRoutes(store, tokenIssuer));
+  await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(auditRoutes(store));
   return app;
 }

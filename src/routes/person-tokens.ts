@@ -20,8 +20,11 @@ const MintRequest = Type.Object(
 );
 const Minted = Type.Object({ token: Type.String(), person_id: Type.String(), expires_in: Type.Integer() });
 
-/** POST /persons/{person_id}/mint-token: a person JWT (RFC 9068 access token), for a subject of token exchange. */
-export function personTokenRoutes(store: PersonStore & AuditStore & OrganizationStore, issuer: TokenIssuer): FastifyPluginAsyncTypebox {
+/**
+ * POST /persons/{person_id}/mint-token: a person JWT (RFC 9068 access token), for a subject of token exchange.
+ * `now` is the app's clock, the one the token's iat comes from, so the audit event agrees with it.
+ */
+export function personTokenRoutes(store: PersonStore & AuditStore & OrganizationStore, issuer: TokenIssuer, now: () => number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     app.post('/persons/:person_id/mint-token', {
@@ -45,8 +48,9 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
       const scope = [...new Set((body.scope ?? '').split(' ').filter(Boolean))].join(' ');
       const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope, lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
       // Minting speaks for a person: who did it is worth a record.
+      const at = now();
       await store.recordAuditEvent({
-        id: newId('evt'), orgId: org.id, type: 'person.token_minted', occurredAt: Date.now(),
+        id: newId('evt', at), orgId: org.id, type: 'person.token_minted', occurredAt: at,
         data: { person_id: person.id, api_key_id: key.id, expires_in: lifetimeSeconds, scope, may_act: body.may_act ?? null },
       });
       return { result: { token, person_id: person.id, expires_in: lifetimeSeconds } };

@@ -1,18 +1,11 @@
-import { errorCatalogue, type ErrorCode } from './catalogue.ts';
+import { CodedError } from './coded-error.ts';
+import { apiErrorStatus, type ApiErrorCode } from './catalogue.ts';
 
-/** An error the caller caused or may act on; its message is safe to show to the caller. */
-export class ApiError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  /** Extra response headers, e.g. Retry-After. */
-  readonly headers: Readonly<Record<string, string>>;
-
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
+/** An error of the service's JSON API; its message is safe to show to the caller. */
+export class ApiError extends CodedError<ApiErrorCode> {
+  constructor(code: ApiErrorCode, message: string, headers: Record<string, string> = {}) {
+    super('api', code, apiErrorStatus[code], message, { headers });
     this.name = 'ApiError';
-    this.code = code;
-    this.status = errorCatalogue[code].status;
-    this.headers = headers;
   }
 }
 

@@ -1,27 +1,76 @@
 /**
- * Every error code the service's JSON API can answer with. The code is stable and
- * machine-readable; the message beside it is written per occurrence and names the field
- * and the rule. docs/errors.md documents each code (test/errors/catalogue.test.ts checks).
+ * Every code the service and the gateway can answer with, by family, with its HTTP status.
+ * docs/errors.md says when each is used; test/errors/catalogue.test.ts checks that the two
+ * lists agree and that every code here is answered somewhere in src/.
  */
-export const errorCatalogue = {
-  MALFORMED_JSON: { status: 400, summary: 'The request body is not valid JSON.' },
-  MALFORMED_REQUEST: { status: 400, summary: 'The request could not be read (framing, headers or encoding).' },
-  INVALID_FIELD: { status: 400, summary: 'A field is missing, unknown, of the wrong type or breaks a rule.' },
-  INVALID_HEADER: { status: 400, summary: 'A required header is missing or malformed.' },
-  INVALID_CURSOR: { status: 400, summary: 'The pagination cursor was not issued by this list.' },
-  UNAUTHENTICATED: { status: 401, summary: 'The API key is missing, unknown or belongs to another organisation.' },
-  FORBIDDEN: { status: 403, summary: 'The API key is valid but its kind may not use this operation.' },
-  ORGANIZATION_NOT_FOUND: { status: 404, summary: 'No organisation has the id given in Service-OrgID.' },
-  NOT_FOUND: { status: 404, summary: 'The addressed resource does not exist in this organisation.' },
-  ROUTE_NOT_FOUND: { status: 404, summary: 'No operation has this method and path.' },
-  CONFLICT: { status: 409, summary: 'The request collides with existing data (a handle, a name already in use).' },
-  REQUEST_TIMEOUT: { status: 408, summary: 'The client did not send the whole request in time.' },
-  PAYLOAD_TOO_LARGE: { status: 413, summary: 'The request body is larger than the configured limit.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not application/json.' },
-  HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers exceed the HTTP parser limit.' },
-  STORAGE_UNAVAILABLE: { status: 503, summary: 'The database could not be reached; nothing was written. Retry later.' },
-  SHUTTING_DOWN: { status: 503, summary: 'This instance is stopping; retry, another replica will answer.' },
-  INTERNAL_ERROR: { status: 500, summary: 'An unexpected fault; details are in the service log, never in the response.' },
-} as const satisfies Record<string, { status: number; summary: string }>;
 
-export type ErrorCode = keyof typeof errorCatalogue;
+/** The service's JSON API envelope `{"errors":[{httpcode, message, code}]}`. */
+export const apiErrorStatus = {
+  MALFORMED_JSON: 400,
+  MALFORMED_REQUEST: 400,
+  INVALID_FIELD: 400,
+  INVALID_HEADER: 400,
+  INVALID_CURSOR: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  ORGANIZATION_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  CONFLICT: 409,
+  REQUEST_TIMEOUT: 408,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
+  STORAGE_UNAVAILABLE: 503,
+  SHUTTING_DOWN: 503,
+  INTERNAL_ERROR: 500,
+} as const satisfies Record<string, number>;
+export type ApiErrorCode = keyof typeof apiErrorStatus;
+
+/** The OAuth endpoints' `{"error", "error_description"}` (RFC 6749 §5.2, RFC 7009, RFC 8693 §2.2.2). */
+export const oauthErrorStatus = {
+  invalid_request: 400,
+  invalid_client: 401,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  unsupported_token_type: 400,
+  // RFC 6749 §4.1.2.1's code, used at the token endpoint as well: the server cannot answer now.
+  temporarily_unavailable: 503,
+  server_error: 500,
+} as const satisfies Record<string, number>;
+export type OAuthErrorCode = keyof typeof oauthErrorStatus;
+
+/** The gateway's own answers, in the service API's envelope. */
+export const gatewayErrorStatus = {
+  GATEWAY_BAD_REQUEST_TARGET: 400,
+  GATEWAY_BAD_HOST: 400,
+  GATEWAY_HOST_MISMATCH: 400,
+  GATEWAY_DUPLICATE_HOST: 400,
+  GATEWAY_DUPLICATE_AUTHORIZATION: 400,
+  GATEWAY_MALFORMED_REQUEST: 400,
+  GATEWAY_SUBJECT_MISSING: 401,
+  GATEWAY_SUBJECT_MALFORMED: 401,
+  GATEWAY_ACTOR_MISSING: 401,
+  GATEWAY_ACTOR_MALFORMED: 401,
+  GATEWAY_NO_ROUTE: 404,
+  GATEWAY_REQUEST_TIMEOUT: 408,
+  GATEWAY_BODY_TIMEOUT: 408,
+  GATEWAY_BODY_TOO_LARGE: 413,
+  GATEWAY_HEADERS_TOO_LARGE: 431,
+  GATEWAY_ACTOR_UNAVAILABLE: 502,
+  GATEWAY_SUBJECT_REFUSED: 502,
+  GATEWAY_ACTOR_REFUSED: 502,
+  GATEWAY_CLIENT_REFUSED: 502,
+  GATEWAY_TOKEN_ENDPOINT_REFUSED: 502,
+  GATEWAY_TOKEN_ENDPOINT_FAILED: 502,
+  GATEWAY_TOKEN_ENDPOINT_MALFORMED: 502,
+  GATEWAY_TOKEN_ENDPOINT_TIMEOUT: 502,
+  GATEWAY_TOKEN_ENDPOINT_UNREACHABLE: 502,
+  GATEWAY_UPSTREAM_UNREACHABLE: 502,
+  GATEWAY_UPSTREAM_TIMEOUT: 504,
+  GATEWAY_SHUTTING_DOWN: 503,
+  GATEWAY_INTERNAL_ERROR: 500,
+} as const satisfies Record<string, number>;
+export type GatewayErrorCode = keyof typeof gatewayErrorStatus;

@@ -1,10 +1,12 @@
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
+import type { ApiErrorCode } from '../errors/catalogue.ts';
+import { CodedError } from '../errors/coded-error.ts';
 import { ConflictError, StorageUnavailableError } from '../store/store.ts';
 import { errorBody } from './envelope.ts';
 import { describeValidationErrors } from './validation.ts';
+import { answerOnSocket } from './socket-answer.ts';
 
 /** Longer path parameters are refused by the router itself, before any schema runs. */
 export const MAX_PARAM_LENGTH = 256;
@@ -22,53 +24,57 @@ const conflictMessages: Record<ConflictError['subject'], (e: ConflictError) => s
   secret: () => 'a generated secret collided; retry the request',
 };
 
-/**
- * The single place where anything thrown becomes a response. Known errors keep their
- * status and message; everything unexpected is logged and answered as INTERNAL_ERROR,
- * never with its message or stack.
- */
-export function toErrorResponse(error: unknown): ErrorResponse {
-  if (error instanceof ApiError) return { status: error.status, errors: [error], headers: { ...error.headers } };
-  if (error instanceof ConflictError) return { status: 409, errors: [{ code: 'CONFLICT', message: conflictMessages[error.subject](error) }] };
+/** fastify's own refusals that the envelope names with a code of its own. */
+const fastifyRefusals: Record<string, [ApiErrorCode, string]> = {
+  // The parser's own message can quote the body, which may hold a secret: never echo it.
+  FST_ERR_CTP_INVALID_JSON_BODY: ['MALFORMED_JSON', 'body: is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['MALFORMED_JSON', 'body: is not valid JSON'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'body: is larger than the limit this service accepts'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'header Content-Type: must be application/json'],
+  FST_ERR_BAD_URL: ['MALFORMED_REQUEST', 'path: is not valid percent-encoding'],
+  FST_ERR_MAX_PARAM_LENGTH: ['INVALID_FIELD', `path: a parameter is longer than ${MAX_PARAM_LENGTH} characters`],
+};
+
+/** What anything thrown means in the API's terms; undefined for the unexpected. */
+function asApiErrors(error: unknown): ApiError[] | undefined {
+  if (error instanceof CodedError) return error.family === 'api' ? [error as ApiError] : undefined;
+  if (error instanceof ConflictError) return [new ApiError('CONFLICT', conflictMessages[error.subject](error))];
   if (error instanceof StorageUnavailableError) {
-    return { status: 503, errors: [{ code: 'STORAGE_UNAVAILABLE', message: 'the database is unreachable; nothing was written, retry shortly' }], headers: { 'retry-after': '1' } };
+    return [new ApiError('STORAGE_UNAVAILABLE', 'the database is unreachable; nothing was written, retry shortly', { 'retry-after': '1' })];
   }
   const fastifyError = error as Partial<FastifyError> & { validation?: unknown[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
     const messages = describeValidationErrors(fastifyError.validationContext ?? 'body', fastifyError.validation as never);
-    return { status: 400, errors: messages.map((message) => ({ code: 'INVALID_FIELD', message })) };
+    return messages.map((message) => new ApiError('INVALID_FIELD', message));
   }
-  switch (fastifyError.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      // The parser's own message can quote the body, which may hold a secret: never echo it.
-      return { status: 400, errors: [{ code: 'MALFORMED_JSON', message: 'body: is not valid JSON' }] };
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, errors: [{ code: 'PAYLOAD_TOO_LARGE', message: 'body: is larger than the limit this service accepts' }] };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, errors: [{ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'header Content-Type: must be application/json' }] };
-  }
-  if (fastifyError.code === 'FST_ERR_BAD_URL') {
-    return { status: 400, errors: [{ code: 'MALFORMED_REQUEST', message: 'path: is not valid percent-encoding' }] };
-  }
-  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return { status: 400, errors: [{ code: 'INVALID_FIELD', message: `path: a parameter is longer than ${MAX_PARAM_LENGTH} characters` }] };
-  }
+  const known = fastifyRefusals[fastifyError.code ?? ''];
+  if (known) return [new ApiError(...known)];
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return { status: 400, errors: [{ code: 'MALFORMED_REQUEST', message: 'request: could not be read (check Content-Length and encoding)' }] };
+    return [new ApiError('MALFORMED_REQUEST', 'request: could not be read (check Content-Length and encoding)')];
   }
-  return { status: 500, errors: [{ code: 'INTERNAL_ERROR', message: 'an unexpected error occurred; it has been logged' }] };
+  return undefined;
+}
+
+/**
+ * The single place where anything thrown becomes a response. Known errors keep their
+ * code, status and message; everything unexpected is answered as INTERNAL_ERROR, never with
+ * its message or stack. The status is always the code's, from the catalogue.
+ */
+export function toErrorResponse(error: unknown): ErrorResponse {
+  const errors = asApiErrors(error) ?? [new ApiError('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged')];
+  return { status: errors[0]!.status, errors, headers: { ...errors[0]!.headers } };
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const response = toErrorResponse(error);
-  if (response.status >= 500 && response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
+  if (response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
   reply.code(response.status).headers(response.headers ?? {}).send(errorBody(response.status, response.errors));
 }
 
-const clientErrors: Record<string, [number, string, string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'request: was not received in time'],
-  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'headers: exceed the size limit'],
+/** Node's parser errors that have a code of their own; any other is a malformed request. */
+const parserRefusals: Record<string, [ApiErrorCode, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: ['REQUEST_TIMEOUT', 'request: was not received in time'],
+  HPE_HEADER_OVERFLOW: ['HEADERS_TOO_LARGE', 'headers: exceed the size limit'],
 };
 
 /**
@@ -76,10 +82,10 @@ const clientErrors: Record<string, [number, string, string]> = {
  * envelope anyway, so no client ever has to parse a second error format.
  */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return void socket.destroy();
-  const [status, code, message] = clientErrors[error.code ?? ''] ?? [400, 'MALFORMED_REQUEST', 'request: is not valid HTTP/1.1'];
-  const body = JSON.stringify(errorBody(status, [{ code, message }]));
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  answerOnSocket(socket, error, () => {
+    const refusal = new ApiError(...(parserRefusals[error.code ?? ''] ?? ['MALFORMED_REQUEST', 'request: is not valid HTTP/1.1']));
+    return { status: refusal.status, body: JSON.stringify(errorBody(refusal.status, [refusal])) };
+  });
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -95,6 +101,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
-    reply.code(404).send(errorBody(404, [{ code: 'ROUTE_NOT_FOUND', message: `${request.method} ${path}: no such operation (see /openapi.json)` }]));
+    const notFound = new ApiError('ROUTE_NOT_FOUND', `${request.method} ${path}: no such operation (see /openapi.json)`);
+    reply.code(notFound.status).send(errorBody(notFound.status, [notFound]));
   });
 }

@@ -8,7 +8,7 @@ export interface AuthenticatedClient {
   /** The client's organisation configuration, read in the same look-up. */
   config: OrganizationConfig;
 }
-import { InvalidClient, InvalidRequest } from './errors.ts';
+import { oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
 
 /**
@@ -21,24 +21,24 @@ export async function authenticateClient(store: Store, authorization: string | u
   let secret: string | undefined;
   if (authorization !== undefined) {
     const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(authorization.trim());
-    if (!match) throw new InvalidClient('the Authorization header must be HTTP Basic with the client id and secret');
+    if (!match) throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic with the client id and secret');
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw new InvalidClient('the Basic credentials must be client_id:client_secret');
+    if (colon < 0) throw oauthError('invalid_client', 'the Basic credentials must be client_id:client_secret');
     [id, secret] = [formDecode(decoded.slice(0, colon)), formDecode(decoded.slice(colon + 1))];
-    if (params.has('client_secret')) throw new InvalidRequest('use one client authentication method: HTTP Basic or client_secret in the body, not both');
-    if (params.has('client_id') && params.get('client_id') !== id) throw new InvalidRequest('client_id in the body differs from the HTTP Basic client');
+    if (params.has('client_secret')) throw oauthError('invalid_request', 'use one client authentication method: HTTP Basic or client_secret in the body, not both');
+    if (params.has('client_id') && params.get('client_id') !== id) throw oauthError('invalid_request', 'client_id in the body differs from the HTTP Basic client');
   } else if (params.has('client_id') || params.has('client_secret')) {
     id = params.get('client_id');
     secret = params.get('client_secret');
-    if (!id) throw new InvalidClient('client_secret was sent without client_id');
-    if (!secret) throw new InvalidClient('client_id was sent without client_secret; this server has no public clients');
+    if (!id) throw oauthError('invalid_client', 'client_secret was sent without client_id');
+    if (!secret) throw oauthError('invalid_client', 'client_id was sent without client_secret; this server has no public clients');
   } else {
     return undefined;
   }
   const found = id && id.length <= 64 ? await store.findClientWithConfig(id) : undefined;
   if (!found || !secret || !sameHash(found.client.secretHash, hashSecret(secret))) {
-    throw new InvalidClient('client authentication failed', found && { id: found.client.id, orgId: found.client.orgId });
+    throw oauthError('invalid_client', 'client authentication failed', { attemptedClient: found && { id: found.client.id, orgId: found.client.orgId } });
   }
   return found;
 }
@@ -54,6 +54,6 @@ function formDecode(value: string): string {
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    throw new InvalidClient('the Basic credentials are not valid form encoding');
+    throw oauthError('invalid_client', 'the Basic credentials are not valid form encoding');
   }
 }

@@ -1,92 +1,48 @@
 import { StorageUnavailableError } from '../store/store.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { CodedError } from '../errors/coded-error.ts';
+import { oauthErrorStatus, type OAuthErrorCode } from '../errors/catalogue.ts';
 
-/** RFC 6749 §5.2, RFC 7009 §2.2.1 and RFC 8693 §2.2.2 error codes. */
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'invalid_scope'
-  | 'invalid_target'
-  | 'unsupported_token_type'
-  | 'temporarily_unavailable'
-  | 'server_error';
+export type { OAuthErrorCode } from '../errors/catalogue.ts';
 
-export class OAuthError extends Error {
-  readonly error: OAuthErrorCode;
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  constructor(error: OAuthErrorCode, description: string, status = 400, headers: Record<string, string> = {}) {
-    super(description);
+/** An RFC 6749 error; `message` is its error_description. Made by oauthError(), not by hand. */
+export class OAuthError extends CodedError<OAuthErrorCode> {
+  constructor(code: OAuthErrorCode, description: string, headers: Record<string, string> = {}) {
+    super('oauth', code, oauthErrorStatus[code], description, { headers });
     this.name = 'OAuthError';
-    this.error = error;
-    this.status = status;
-    this.headers = headers;
   }
 }
 
-export class InvalidRequest extends OAuthError {
-  constructor(description: string) {
-    super('invalid_request', description);
-  }
+export interface AttemptedClient {
+  id: string;
+  orgId: string;
 }
 
-/** 401 with a challenge (RFC 6749 §5.2), whichever way the client tried to authenticate. */
+/** invalid_client: 401 with a challenge (RFC 6749 §5.2), whichever way the client tried to authenticate. */
 export class InvalidClient extends OAuthError {
   /** A registered client whose credentials were wrong: its organisation audits the attempt. */
-  readonly attemptedClient: { id: string; orgId: string } | undefined;
-  constructor(description: string, attemptedClient?: { id: string; orgId: string }) {
-    super('invalid_client', description, 401, { 'www-authenticate': 'Basic realm="tessera", charset="UTF-8"' });
+  readonly attemptedClient: AttemptedClient | undefined;
+  constructor(description: string, attemptedClient?: AttemptedClient) {
+    super('invalid_client', description, { 'www-authenticate': 'Basic realm="tessera", charset="UTF-8"' });
     this.attemptedClient = attemptedClient;
   }
 }
 
-export class InvalidGrant extends OAuthError {
-  constructor(description: string) {
-    super('invalid_grant', description);
-  }
-}
-
-export class UnauthorizedClient extends OAuthError {
-  constructor(description: string) {
-    super('unauthorized_client', description);
-  }
-}
-
-export class UnsupportedGrantType extends OAuthError {
-  constructor(description: string) {
-    super('unsupported_grant_type', description);
-  }
-}
-
-export class InvalidScope extends OAuthError {
-  constructor(description: string) {
-    super('invalid_scope', description);
-  }
-}
-
-export class InvalidTarget extends OAuthError {
-  constructor(description: string) {
-    super('invalid_target', description);
-  }
-}
-
-export class UnsupportedTokenType extends OAuthError {
-  constructor(description: string) {
-    super('unsupported_token_type', description);
-  }
-}
+/** Codes a handler may refuse with; server_error is only ever the serializer's answer to the unexpected. */
+type PlainCode = Exclude<OAuthErrorCode, 'invalid_client' | 'temporarily_unavailable' | 'server_error'>;
 
 /**
- * 503 (RFC 6749 §4.1.2.1's temporarily_unavailable, used here for the token endpoint as well):
- * the server cannot answer now, through no fault of the request; Retry-After says when to ask again.
+ * The one way to make an OAuth error, by RFC error code. invalid_client may name the client
+ * that tried (for the audit); temporarily_unavailable says when to ask again (Retry-After).
  */
-export class TemporarilyUnavailable extends OAuthError {
-  constructor(description: string, retryAfterSeconds: number) {
-    super('temporarily_unavailable', description, 503, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+export function oauthError(code: 'invalid_client', description: string, options?: { attemptedClient?: AttemptedClient }): InvalidClient;
+export function oauthError(code: 'temporarily_unavailable', description: string, options: { retryAfterSeconds: number }): OAuthError;
+export function oauthError(code: PlainCode, description: string): OAuthError;
+export function oauthError(code: OAuthErrorCode, description: string, options: { attemptedClient?: AttemptedClient; retryAfterSeconds?: number } = {}): OAuthError {
+  if (code === 'invalid_client') return new InvalidClient(description, options.attemptedClient);
+  if (code === 'temporarily_unavailable') {
+    return new OAuthError(code, description, { 'retry-after': String(Math.max(1, Math.ceil(options.retryAfterSeconds ?? 1))) });
   }
+  return new OAuthError(code, description);
 }
 
 export interface OAuthErrorResponse {
@@ -95,17 +51,31 @@ export interface OAuthErrorResponse {
   headers: Record<string, string>;
 }
 
-/** The one serializer: known OAuth errors as they are, a lost database as 503, anything else as server_error. */
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+function respond(error: OAuthError): OAuthErrorResponse {
+  return { status: error.status, body: { error: error.code, error_description: error.message }, headers: { ...NO_STORE, ...error.headers } };
+}
+
+/**
+ * The one serializer, by error family: OAuth errors as they are; a service API error that
+ * means "not now" (the instance shutting down, 503) as temporarily_unavailable with its
+ * headers; a lost database as temporarily_unavailable; anything else as server_error.
+ */
 export function toOAuthErrorResponse(error: unknown): OAuthErrorResponse {
-  const headers = { 'cache-control': 'no-store', pragma: 'no-cache' };
-  if (error instanceof OAuthError) {
-    return { status: error.status, body: { error: error.error, error_description: error.message }, headers: { ...headers, ...error.headers } };
-  }
-  if (error instanceof ApiError && error.code === 'SHUTTING_DOWN') {
-    return { status: 503, body: { error: 'temporarily_unavailable', error_description: error.message }, headers: { ...headers, ...error.headers } };
+  if (error instanceof CodedError) {
+    switch (error.family) {
+      case 'oauth':
+        return respond(error as OAuthError);
+      case 'api':
+        if (error.status === 503) return respond(new OAuthError('temporarily_unavailable', error.message, { ...error.headers }));
+        break;
+      case 'gateway':
+        break;
+    }
   }
   if (error instanceof StorageUnavailableError) {
-    return toOAuthErrorResponse(new TemporarilyUnavailable('the database is unreachable; retry shortly', 1));
+    return respond(oauthError('temporarily_unavailable', 'the database is unreachable; retry shortly', { retryAfterSeconds: 1 }));
   }
-  return { status: 500, body: { error: 'server_error', error_description: 'an unexpected error occurred; it has been logged' }, headers };
+  return { status: 500, body: { error: 'server_error', error_description: 'an unexpected error occurred; it has been logged' }, headers: { ...NO_STORE } };
 }

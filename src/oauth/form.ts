@@ -1,4 +1,4 @@
-import { InvalidRequest } from './errors.ts';
+import { oauthError } from './errors.ts';
 
 /** RFC 8693 §2.1 lets these repeat; every other parameter must appear at most once. */
 const REPEATABLE = new Set(['audience', 'resource']);
@@ -14,11 +14,11 @@ export class OAuthParams {
     const seen = new Set<string>();
     let count = 0;
     for (const [name, value] of params) {
-      if (++count > MAX_PARAMETERS) throw new InvalidRequest(`the request has more than ${MAX_PARAMETERS} parameters`);
-      if (value.length > MAX_VALUE_LENGTH) throw new InvalidRequest(`parameter ${name} is longer than ${MAX_VALUE_LENGTH} characters`);
+      if (++count > MAX_PARAMETERS) throw oauthError('invalid_request', `the request has more than ${MAX_PARAMETERS} parameters`);
+      if (value.length > MAX_VALUE_LENGTH) throw oauthError('invalid_request', `parameter ${name} is longer than ${MAX_VALUE_LENGTH} characters`);
       // Checked before empty values are dropped: `a=&a=x` would otherwise let a proxy and this
       // server each read a different copy of the same parameter.
-      if (seen.has(name) && !REPEATABLE.has(name)) throw new InvalidRequest(`parameter ${name} must not be repeated`);
+      if (seen.has(name) && !REPEATABLE.has(name)) throw oauthError('invalid_request', `parameter ${name} must not be repeated`);
       seen.add(name);
       // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
       if (value === '') continue;
@@ -34,7 +34,7 @@ export class OAuthParams {
 
   require(name: string): string {
     const value = this.get(name);
-    if (value === undefined) throw new InvalidRequest(`parameter ${name} is required`);
+    if (value === undefined) throw oauthError('invalid_request', `parameter ${name} is required`);
     return value;
   }
 

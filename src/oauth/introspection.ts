@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticateClient } from './client-auth.ts';
-import { InvalidClient, InvalidRequest, UnauthorizedClient, UnsupportedTokenType } from './errors.ts';
+import { oauthError } from './errors.ts';
 import { OAuthParams } from './form.ts';
 import type { OAuthDeps } from './grants/grant.ts';
 import { introspectorAuthentication, mayIntrospect } from './introspector.ts';
@@ -8,7 +8,7 @@ import { TokenRejected, type OwnToken } from './tokens/reader.ts';
 import { tokenShape } from './tokens/token-types.ts';
 
 function formParams(body: unknown): OAuthParams {
-  if (typeof body !== 'string') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
+  if (typeof body !== 'string') throw oauthError('invalid_request', 'the request body must be application/x-www-form-urlencoded');
   return new OAuthParams(body);
 }
 
@@ -60,15 +60,15 @@ export function registerIntrospectionAndRevocation(app: FastifyInstance, deps: O
   app.post('/oauth2/tokens/revoke', { schema: { tags: ['oauth2'], summary: 'RFC 7009 token revocation (cascades to exchanged tokens)' } }, async (request, reply) => {
     const params = formParams(request.body);
     const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
-    if (!authenticated) throw new InvalidClient('this endpoint requires client authentication');
+    if (!authenticated) throw oauthError('invalid_client', 'this endpoint requires client authentication');
     const { client } = authenticated;
     const value = params.require('token');
     const shape = tokenShape(value);
-    if (shape === 'jwt') throw new UnsupportedTokenType('JWT access tokens cannot be revoked; they expire (keep their lifetime short)');
+    if (shape === 'jwt') throw oauthError('unsupported_token_type', 'JWT access tokens cannot be revoked; they expire (keep their lifetime short)');
     const token = shape === 'opaque' ? await readAny(deps, value, client.orgId) : undefined;
     // RFC 7009 §2.2: an unknown, expired or foreign token is answered 200 all the same.
     if (token?.record) {
-      if (token.clientId !== undefined && token.clientId !== client.id) throw new UnauthorizedClient('the token was issued to another client');
+      if (token.clientId !== undefined && token.clientId !== client.id) throw oauthError('unauthorized_client', 'the token was issued to another client');
       await deps.store.revokeTokenTree(token.record.hash, deps.now());
     }
     return reply.code(200).header('cache-control', 'no-store').send();

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
-import type { ErrorCode } from '../errors/catalogue.ts';
+import type { ApiErrorCode } from '../errors/catalogue.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import type { Store } from '../store/store.ts';
 import type { OAuthClient } from '../store/types.ts';
 import { authenticateClient } from './client-auth.ts';
-import { InvalidClient, InvalidRequest } from './errors.ts';
+import { oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
 import type { OwnToken } from './tokens/reader.ts';
 
@@ -15,7 +15,7 @@ export type Introspector =
   | { kind: 'admin-key'; orgId: string };
 
 /** The JSON API's refusals of a key, each of which is a failed authentication here. */
-const KEY_REFUSALS: readonly ErrorCode[] = ['INVALID_HEADER', 'ORGANIZATION_NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN'];
+const KEY_REFUSALS: readonly ApiErrorCode[] = ['INVALID_HEADER', 'ORGANIZATION_NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN'];
 
 /**
  * Authenticates an introspection request: client credentials as at the token endpoint, or
@@ -28,16 +28,16 @@ export function introspectorAuthentication(store: Store): (app: FastifyInstance,
   return async (app, request, reply, params) => {
     if (request.headers['service-api-key'] === undefined) {
       const authenticated = await authenticateClient(store, request.headers.authorization, params);
-      if (!authenticated) throw new InvalidClient('this endpoint requires client authentication or an organisation admin API key');
+      if (!authenticated) throw oauthError('invalid_client', 'this endpoint requires client authentication or an organisation admin API key');
       return { kind: 'client', orgId: authenticated.client.orgId, client: authenticated.client };
     }
     if (request.headers.authorization !== undefined || params.has('client_id') || params.has('client_secret')) {
-      throw new InvalidRequest('use one authentication method: client credentials or Service-API-Key, not both');
+      throw oauthError('invalid_request', 'use one authentication method: client credentials or Service-API-Key, not both');
     }
     try {
       await checkAdminKey.call(app, request, reply);
     } catch (error) {
-      if (error instanceof ApiError && KEY_REFUSALS.includes(error.code)) throw new InvalidClient(error.message);
+      if (error instanceof ApiError && KEY_REFUSALS.includes(error.code)) throw oauthError('invalid_client', error.message);
       throw error;
     }
     return { kind: 'admin-key', orgId: tenantOf(request).org.id };

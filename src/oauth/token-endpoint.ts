@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '../crypto/ids.ts';
 import { authenticateClient } from './client-auth.ts';
-import { InvalidClient, InvalidRequest, OAuthError, UnauthorizedClient, UnsupportedGrantType, toOAuthErrorResponse } from './errors.ts';
+import { InvalidClient, OAuthError, oauthError, toOAuthErrorResponse } from './errors.ts';
 import { OAuthParams } from './form.ts';
 import { clientCredentials } from './grants/client-credentials.ts';
 import { tokenExchange } from './grants/token-exchange.ts';
@@ -14,7 +14,7 @@ export const supportedGrantTypes = [...grants.keys()];
 
 /** Step 1: form-encoded parameters, each at most once (RFC 6749 §3.2). */
 function parse(request: FastifyRequest): OAuthParams {
-  if (typeof request.body !== 'string') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
+  if (typeof request.body !== 'string') throw oauthError('invalid_request', 'the request body must be application/x-www-form-urlencoded');
   return new OAuthParams(request.body);
 }
 
@@ -22,9 +22,9 @@ function parse(request: FastifyRequest): OAuthParams {
 function checkGrantAllowed(params: OAuthParams, client: OAuthClient | undefined): Grant {
   const type = params.require('grant_type');
   const grant = grants.get(type);
-  if (!grant) throw new UnsupportedGrantType(`grant_type ${JSON.stringify(type.slice(0, 100))} is not supported; use ${supportedGrantTypes.join(' or ')}`);
-  if (!client && grant.requiresClient) throw new InvalidClient(`grant_type ${type} requires client authentication`);
-  if (client && !(client.grantTypes as readonly string[]).includes(type)) throw new UnauthorizedClient(`the client is not allowed grant_type ${type}`);
+  if (!grant) throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(type.slice(0, 100))} is not supported; use ${supportedGrantTypes.join(' or ')}`);
+  if (!client && grant.requiresClient) throw oauthError('invalid_client', `grant_type ${type} requires client authentication`);
+  if (client && !(client.grantTypes as readonly string[]).includes(type)) throw oauthError('unauthorized_client', `the client is not allowed grant_type ${type}`);
   return grant;
 }
 
@@ -80,7 +80,7 @@ async function record(deps: OAuthDeps, type: string, client: { id: string } | un
       subject: audit.subject ?? null,
       actor: audit.actor ?? null,
       requested_token_type: audit.requestedTokenType ?? null,
-      ...(error === undefined ? {} : { error: error instanceof OAuthError ? error.error : 'server_error' }),
+      ...(error === undefined ? {} : { error: error instanceof OAuthError ? error.code : 'server_error' }),
     },
   });
 }

@@ -11,7 +11,7 @@ function refusal(body: string): { error: string; description: string } {
     new OAuthParams(body);
   } catch (error) {
     assert.ok(error instanceof OAuthError, String(error));
-    return { error: error.error, description: error.message };
+    return { error: error.code, description: error.message };
   }
   assert.fail(`${body} was accepted`);
 }

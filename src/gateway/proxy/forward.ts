@@ -23,7 +23,7 @@ export interface ForwardTarget {
  */
 function bodyOf(request: IncomingMessage, max: number | undefined, idleMs: number): Readable {
   let seen = 0;
-  const stalled = new GatewayError(408, 'GATEWAY_BODY_TIMEOUT', `the request body stalled for longer than ${idleMs} ms (body_timeout)`, { headers: { connection: 'close' } });
+  const stalled = new GatewayError('GATEWAY_BODY_TIMEOUT', `the request body stalled for longer than ${idleMs} ms (body_timeout)`, { headers: { connection: 'close' } });
   const body = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       idle.refresh();
@@ -101,8 +101,8 @@ export function forward(request: IncomingMessage, response: ServerResponse, targ
           return resolve({ status: status || CLIENT_CLOSED_REQUEST, delivered: false });
         }
         if (error instanceof GatewayError) return reject(error);
-        if (error instanceof undiciErrors.HeadersTimeoutError) return reject(new GatewayError(504, 'GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error }));
-        reject(new GatewayError(502, 'GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error }));
+        if (error instanceof undiciErrors.HeadersTimeoutError) return reject(new GatewayError('GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error }));
+        reject(new GatewayError('GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error }));
       },
     });
   });

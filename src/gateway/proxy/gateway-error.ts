@@ -1,35 +1,16 @@
-/** Stable codes of the gateway's own answers (documented in docs/gateway.md). */
-export type GatewayErrorCode =
-  | 'GATEWAY_BAD_REQUEST_TARGET'
-  | 'GATEWAY_BAD_HOST'
-  | 'GATEWAY_DUPLICATE_AUTHORIZATION'
-  | 'GATEWAY_DUPLICATE_HOST'
-  | 'GATEWAY_HOST_MISMATCH'
-  | 'GATEWAY_MALFORMED_REQUEST'
-  | 'GATEWAY_REQUEST_TIMEOUT'
-  | 'GATEWAY_HEADERS_TOO_LARGE'
-  | 'GATEWAY_BODY_TOO_LARGE'
-  | 'GATEWAY_BODY_TIMEOUT'
-  | 'GATEWAY_NO_ROUTE'
-  | 'GATEWAY_UPSTREAM_UNREACHABLE'
-  | 'GATEWAY_UPSTREAM_TIMEOUT'
-  | 'GATEWAY_SHUTTING_DOWN';
+import { CodedError } from '../../errors/coded-error.ts';
+import { gatewayErrorStatus, type GatewayErrorCode } from '../../errors/catalogue.ts';
+
+export type { GatewayErrorCode } from '../../errors/catalogue.ts';
 
 /**
- * A request the gateway answers itself. `message` goes to the caller; `cause`, to the log
- * only, and neither ever holds a token.
+ * A request the gateway answers itself, with its code's status (docs/errors.md). `message`
+ * goes to the caller; `cause`, to the log only, and neither ever holds a token.
  */
-export class GatewayError extends Error {
-  readonly status: number;
-  readonly code: string;
-  /** Extra response headers, such as a Bearer challenge. */
-  readonly headers: Readonly<Record<string, string>>;
-  constructor(status: number, code: GatewayErrorCode | (string & {}), message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
-    super(message, options);
+export class GatewayError extends CodedError<GatewayErrorCode> {
+  constructor(code: GatewayErrorCode, message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
+    super('gateway', code, gatewayErrorStatus[code], message, options);
     this.name = 'GatewayError';
-    this.status = status;
-    this.code = code;
-    this.headers = options?.headers ?? {};
   }
 }
 

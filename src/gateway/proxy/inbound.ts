@@ -21,8 +21,8 @@ export interface Inbound {
  * that rules, plugins and the upstream all see one request.
  */
 export function readInbound(request: IncomingMessage, policy: RequestPolicy): Inbound {
-  if (countHeader(request, 'authorization') > 1) throw new GatewayError(400, 'GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
-  if (countHeader(request, 'host') > 1) throw new GatewayError(400, 'GATEWAY_DUPLICATE_HOST', 'the request carries more than one Host header (RFC 9112 §3.2)');
+  if (countHeader(request, 'authorization') > 1) throw new GatewayError('GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
+  if (countHeader(request, 'host') > 1) throw new GatewayError('GATEWAY_DUPLICATE_HOST', 'the request carries more than one Host header (RFC 9112 §3.2)');
   const target = parseRequestTarget(request.url ?? '/', policy.path);
   const headerHost = request.headers.host === undefined ? undefined : parseHost(request.headers.host);
   let host = headerHost ?? { host: '', port: undefined };
@@ -31,7 +31,7 @@ export function readInbound(request: IncomingMessage, policy: RequestPolicy): In
     defaultPort = /^https:/i.test(request.url ?? '') ? '443' : '80';
     host = parseHost(target.authority);
     if (headerHost && !sameHost(headerHost, host, defaultPort)) {
-      throw new GatewayError(400, 'GATEWAY_HOST_MISMATCH', 'the Host header names another host than the absolute-form request-target (RFC 9112 §3.2)');
+      throw new GatewayError('GATEWAY_HOST_MISMATCH', 'the Host header names another host than the absolute-form request-target (RFC 9112 §3.2)');
     }
   }
   checkDeclaredLength(request, policy.maxBodyBytes);
@@ -45,5 +45,5 @@ function checkDeclaredLength(request: IncomingMessage, max: number | undefined):
 
 export function tooLarge(max: number): GatewayError {
   // The rest of the body is not read: the connection cannot carry another request.
-  return new GatewayError(413, 'GATEWAY_BODY_TOO_LARGE', `the request body is larger than ${max} bytes (max_body_size)`, { headers: { connection: 'close' } });
+  return new GatewayError('GATEWAY_BODY_TOO_LARGE', `the request body is larger than ${max} bytes (max_body_size)`, { headers: { connection: 'close' } });
 }

@@ -54,10 +54,10 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<number> {
-    if (closing) throw new GatewayError(503, 'GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry');
+    if (closing) throw new GatewayError('GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry');
     const inbound = readInbound(request, config.requests);
     const match = router.route(inbound.host, inbound.target.path, inbound.defaultPort);
-    if (!match) throw new GatewayError(404, 'GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
+    if (!match) throw new GatewayError('GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
     const { route, foldedRule } = match;
     const headers = forwardableHeaders(request.headers);
     for (const plugin of plugins) {
@@ -80,7 +80,7 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
     handle(request, response).then(
       (status) => metrics.observe(status, started),
       (error: unknown) => {
-        const known = error instanceof GatewayError ? error : new GatewayError(500, 'GATEWAY_INTERNAL_ERROR', 'an unexpected error occurred; it has been logged', { cause: error });
+        const known = error instanceof GatewayError ? error : new GatewayError('GATEWAY_INTERNAL_ERROR', 'an unexpected error occurred; it has been logged', { cause: error });
         log[known.status >= 500 ? 'warn' : 'info']({ code: known.code, cause: (known.cause as Error | undefined)?.message, method: request.method, path: request.url?.split('?')[0] }, known.message);
         request.resume(); // drain what the client still sends, so the connection stays usable
         if (!response.headersSent) response.writeHead(known.status, { ...known.headers, 'content-type': 'application/json; charset=utf-8' }).end(gatewayErrorBody(known));
@@ -94,7 +94,7 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
   const admin = createServer((request, response) => {
     if (request.url === '/healthz') return void response.writeHead(closing ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ result: { status: closing ? 'stopping' : 'ok' } }));
     if (request.url === '/metrics') return void metrics.render().then((text) => response.writeHead(200, { 'content-type': metrics.contentType }).end(text));
-    response.writeHead(404, { 'content-type': 'application/json' }).end(gatewayErrorBody(new GatewayError(404, 'GATEWAY_NO_ROUTE', 'the admin port serves /healthz and /metrics')));
+    response.writeHead(404, { 'content-type': 'application/json' }).end(gatewayErrorBody(new GatewayError('GATEWAY_NO_ROUTE', 'the admin port serves /healthz and /metrics')));
   });
   const listen = (s: Server, port: number) => new Promise<number>((resolve, reject) => {
     s.once('error', reject).listen(port, config.host, () => resolve((s.address() as { port: number }).port));

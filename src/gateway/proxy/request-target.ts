@@ -37,7 +37,7 @@ export interface RequestTarget {
   authority?: string;
 }
 
-const bad = (message: string) => new GatewayError(400, 'GATEWAY_BAD_REQUEST_TARGET', message);
+const bad = (message: string) => new GatewayError('GATEWAY_BAD_REQUEST_TARGET', message);
 
 /** RFC 3986 §2.3: these decode to themselves, so `%41` and `A` are one path. */
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
@@ -126,7 +126,7 @@ export function parseHost(value: string): HostAndPort {
   // RFC 9112 §3.2: an empty Host is allowed; it matches only host patterns of `*`.
   if (value === '') return { host: '', port: undefined };
   const match = HOST_PORT.exec(value);
-  if (!match || Number(match[2] ?? 0) > 65_535) throw new GatewayError(400, 'GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
+  if (!match || Number(match[2] ?? 0) > 65_535) throw new GatewayError('GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
   const host = match[1]!.toLowerCase().replace(/\.$/, '');
   return { host, port: match[2] };
 }

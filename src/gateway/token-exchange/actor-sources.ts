@@ -16,7 +16,7 @@ export interface ActorSource {
   actor(): Promise<ActorToken>;
 }
 
-const unavailable = (message: string, cause?: unknown) => new GatewayError(502, 'GATEWAY_ACTOR_UNAVAILABLE', message, { cause });
+const unavailable = (message: string, cause?: unknown) => new GatewayError('GATEWAY_ACTOR_UNAVAILABLE', message, { cause });
 
 /** Sets a timer and returns how to cancel it; injectable so tests need not wait for real time. */
 export type Schedule = (run: () => void, delayMs: number) => () => void;
@@ -69,7 +69,7 @@ export class OAuthClientActor implements ActorSource {
         return minted;
       })
       .catch((error: unknown) => {
-        throw error instanceof GatewayError ? new GatewayError(502, 'GATEWAY_ACTOR_UNAVAILABLE', error.message, { cause: error.cause }) : error;
+        throw error instanceof GatewayError ? new GatewayError('GATEWAY_ACTOR_UNAVAILABLE', error.message, { cause: error.cause }) : error;
       })
       .finally(() => (this.#minting = undefined));
     return this.#minting;

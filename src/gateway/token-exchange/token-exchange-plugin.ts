@@ -46,8 +46,8 @@ function requireToken(headers: PluginContext['headers'], at: TokenLocation, part
   const reading = readToken(headers, at);
   if (reading.kind === 'token') return reading.token;
   const code = party === 'subject' ? 'GATEWAY_SUBJECT_MISSING' : 'GATEWAY_ACTOR_MISSING';
-  if (reading.kind === 'missing') throw new GatewayError(401, code, `the request carries no ${party} token (${describe(at)})`, { headers: { 'www-authenticate': 'Bearer' } });
-  throw new GatewayError(401, party === 'subject' ? 'GATEWAY_SUBJECT_MALFORMED' : 'GATEWAY_ACTOR_MALFORMED', `the ${party} token (${describe(at)}) ${reading.reason}`, {
+  if (reading.kind === 'missing') throw new GatewayError(code, `the request carries no ${party} token (${describe(at)})`, { headers: { 'www-authenticate': 'Bearer' } });
+  throw new GatewayError(party === 'subject' ? 'GATEWAY_SUBJECT_MALFORMED' : 'GATEWAY_ACTOR_MALFORMED', `the ${party} token (${describe(at)}) ${reading.reason}`, {
     headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="the ${party} token is malformed"` },
   });
 }

@@ -1,4 +1,4 @@
-import { InvalidRequest, InvalidScope } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { organizationConfig, scopeSet, type Grant } from './grant.ts';
 
 export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -20,13 +20,13 @@ export const clientCredentials: Grant = {
     } else {
       const wanted = [...scopeSet(requested)];
       const bad = wanted.find((s) => !SCOPE_TOKEN.test(s));
-      if (bad !== undefined) throw new InvalidRequest('scope is not a space-delimited list of scope tokens');
+      if (bad !== undefined) throw oauthError('invalid_request', 'scope is not a space-delimited list of scope tokens');
       const extra = wanted.filter((s) => !client.scopes.includes(s));
-      if (extra.length > 0) throw new InvalidScope(`the client may not request: ${extra.join(' ')}`);
+      if (extra.length > 0) throw oauthError('invalid_scope', `the client may not request: ${extra.join(' ')}`);
       scope = wanted.join(' ');
     }
     for (const name of ['subject_token', 'actor_token', 'requested_token_type']) {
-      if (params.has(name)) throw new InvalidRequest(`parameter ${name} does not belong to grant_type client_credentials`);
+      if (params.has(name)) throw oauthError('invalid_request', `parameter ${name} does not belong to grant_type client_credentials`);
     }
     const { token_lifetime_ceiling } = await organizationConfig(context, client.orgId);
     const lifetimeSeconds = Math.min(client.accessTokenDuration, token_lifetime_ceiling);

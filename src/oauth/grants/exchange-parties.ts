@@ -1,5 +1,5 @@
 import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
-import { InvalidClient, InvalidRequest, TemporarilyUnavailable } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { SvidError } from '../spiffe/svid-error.ts';
 import { TokenRejected, type OwnToken } from '../tokens/reader.ts';
 import { TOKEN_TYPE, tokenShape, type TokenTypeUri } from '../tokens/token-types.ts';
@@ -15,25 +15,25 @@ export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 /** Reads one of our tokens, checking that the declared type matches what it is. */
 async function readOwn(deps: OAuthDeps, name: string, value: string, declared: TokenTypeUri): Promise<OwnToken> {
   const shape = tokenShape(value);
-  if (shape === 'unknown') throw new InvalidRequest(`${name} is neither a JWT nor an access token of this server`);
+  if (shape === 'unknown') throw oauthError('invalid_request', `${name} is neither a JWT nor an access token of this server`);
   const actual = shape === 'jwt' ? TOKEN_TYPE.jwt : TOKEN_TYPE.accessToken;
-  if (actual !== declared) throw new InvalidRequest(`${name}_type says ${declared} but the token is ${actual}`);
+  if (actual !== declared) throw oauthError('invalid_request', `${name}_type says ${declared} but the token is ${actual}`);
   try {
     return shape === 'jwt' ? await deps.reader.jwt(value) : await deps.reader.opaque(value);
   } catch (error) {
-    if (error instanceof TokenRejected) throw new InvalidRequest(`${name} ${error.message}`);
+    if (error instanceof TokenRejected) throw oauthError('invalid_request', `${name} ${error.message}`);
     throw error;
   }
 }
 
 /** A deleted person's tokens stop working for delegation at once, JWTs included. */
 async function requirePerson(deps: OAuthDeps, name: string, orgId: string, personId: string): Promise<void> {
-  if (!(await deps.store.getPerson(orgId, personId))) throw new InvalidRequest(`${name}: the person it was issued for no longer exists`);
+  if (!(await deps.store.getPerson(orgId, personId))) throw oauthError('invalid_request', `${name}: the person it was issued for no longer exists`);
 }
 
 /** Deleting a client revokes its opaque tokens, but its JWTs live on: they are stopped here. */
 async function requireClient(deps: OAuthDeps, name: string, orgId: string, clientId: string): Promise<void> {
-  if (!(await deps.store.getClient(orgId, clientId))) throw new InvalidRequest(`${name}: the client it was issued to no longer exists`);
+  if (!(await deps.store.getClient(orgId, clientId))) throw oauthError('invalid_request', `${name}: the client it was issued to no longer exists`);
 }
 
 /**
@@ -54,15 +54,15 @@ function boundClient(subject: OwnToken): string | undefined {
 export async function resolveSubject(deps: OAuthDeps, token: string, type: TokenTypeUri, client: OAuthClient | undefined): Promise<OwnToken> {
   const subject = await readOwn(deps, 'subject_token', token, type);
   if (!PERSON_ID.test(subject.subject) && !CLIENT_ID.test(subject.subject)) {
-    throw new InvalidRequest("subject_token's sub must be a person or a client of this server");
+    throw oauthError('invalid_request', "subject_token's sub must be a person or a client of this server");
   }
-  if (client && client.orgId !== subject.orgId) throw new InvalidRequest('subject_token belongs to another organisation than the client');
+  if (client && client.orgId !== subject.orgId) throw oauthError('invalid_request', 'subject_token belongs to another organisation than the client');
   if (PERSON_ID.test(subject.subject)) await requirePerson(deps, 'subject_token', subject.orgId, subject.subject);
   if (CLIENT_ID.test(subject.subject)) await requireClient(deps, 'subject_token', subject.orgId, subject.subject);
   const bound = boundClient(subject);
   if (bound !== undefined) {
-    if (!client) throw new InvalidClient('subject_token is bound to a client: authenticate as that client');
-    if (client.id !== bound) throw new InvalidRequest('subject_token was issued to another client');
+    if (!client) throw oauthError('invalid_client', 'subject_token is bound to a client: authenticate as that client');
+    if (client.id !== bound) throw oauthError('invalid_request', 'subject_token was issued to another client');
   }
   return subject;
 }
@@ -88,29 +88,29 @@ export async function resolveActor(
 ): Promise<Actor> {
   if (actorToken === undefined || actorTokenType === undefined) {
     if (client) return { id: client.id };
-    throw new InvalidRequest('actor_token is required when the request is not authenticated as a client');
+    throw oauthError('invalid_request', 'actor_token is required when the request is not authenticated as a client');
   }
   if (tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) {
-    if (actorTokenType !== TOKEN_TYPE.jwt) throw new InvalidRequest(`actor_token_type says ${actorTokenType} but the token is ${TOKEN_TYPE.jwt}`);
+    if (actorTokenType !== TOKEN_TYPE.jwt) throw oauthError('invalid_request', `actor_token_type says ${actorTokenType} but the token is ${TOKEN_TYPE.jwt}`);
     try {
       return { id: (await deps.svids.verify(actorToken, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };
     } catch (error) {
       if (!(error instanceof SvidError)) throw error;
       // Our side failing to get the trust domain's keys says nothing about the token: the same
       // request may succeed once the key set can be fetched again.
-      if (error.code === 'SVID_JWKS_UNAVAILABLE') throw new TemporarilyUnavailable(`actor_token: ${error.message}`, error.retryAfterSeconds ?? 1);
-      throw new InvalidRequest(`actor_token: ${error.message}`);
+      if (error.code === 'SVID_JWKS_UNAVAILABLE') throw oauthError('temporarily_unavailable', `actor_token: ${error.message}`, { retryAfterSeconds: error.retryAfterSeconds ?? 1 });
+      throw oauthError('invalid_request', `actor_token: ${error.message}`);
     }
   }
   const actor = await readOwn(deps, 'actor_token', actorToken, actorTokenType);
-  if (actor.orgId !== orgId) throw new InvalidRequest('actor_token belongs to another organisation than the subject');
+  if (actor.orgId !== orgId) throw oauthError('invalid_request', 'actor_token belongs to another organisation than the subject');
   // A delegated token speaks for its subject, not for whoever holds it: it cannot name an actor.
-  if (actor.act) throw new InvalidRequest("actor_token is itself a delegated token (it carries act); present the actor's own token");
+  if (actor.act) throw oauthError('invalid_request', "actor_token is itself a delegated token (it carries act); present the actor's own token");
   if (CLIENT_ID.test(actor.subject)) {
     // The authenticated client has just proven it exists and may exchange; others are looked up.
     const actingClient = actor.subject === client?.id ? client : await deps.store.getClient(orgId, actor.subject);
     if (!actingClient?.grantTypes.includes(TOKEN_EXCHANGE)) {
-      throw new InvalidRequest('actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)');
+      throw oauthError('invalid_request', 'actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)');
     }
     return { id: actor.subject, scopes: actor.scope.split(' ').filter(Boolean) };
   }

@@ -1,4 +1,4 @@
-import { InvalidRequest, InvalidTarget } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import type { OAuthParams } from '../form.ts';
 import { TOKEN_TYPE, type TokenTypeUri } from '../tokens/token-types.ts';
 import { SCOPE_TOKEN } from './client-credentials.ts';
@@ -21,7 +21,7 @@ export interface ExchangeRequest {
 
 function tokenType(params: OAuthParams, name: string): TokenTypeUri | undefined {
   const value = params.get(name);
-  if (value !== undefined && !ACCEPTED_TYPES.includes(value)) throw new InvalidRequest(`${name} must be ${ACCEPTED_TYPES.join(' or ')}`);
+  if (value !== undefined && !ACCEPTED_TYPES.includes(value)) throw oauthError('invalid_request', `${name} must be ${ACCEPTED_TYPES.join(' or ')}`);
   return value as TokenTypeUri | undefined;
 }
 
@@ -29,16 +29,16 @@ function tokenType(params: OAuthParams, name: string): TokenTypeUri | undefined 
 export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
   const subjectToken = params.require('subject_token');
   const subjectTokenType = tokenType(params, 'subject_token_type');
-  if (!subjectTokenType) throw new InvalidRequest('parameter subject_token_type is required');
+  if (!subjectTokenType) throw oauthError('invalid_request', 'parameter subject_token_type is required');
   const actorToken = params.get('actor_token');
   const actorTokenType = tokenType(params, 'actor_token_type');
-  if (actorToken !== undefined && !actorTokenType) throw new InvalidRequest('actor_token_type is required with actor_token');
-  if (actorToken === undefined && actorTokenType) throw new InvalidRequest('actor_token_type was sent without actor_token');
+  if (actorToken !== undefined && !actorTokenType) throw oauthError('invalid_request', 'actor_token_type is required with actor_token');
+  if (actorToken === undefined && actorTokenType) throw oauthError('invalid_request', 'actor_token_type was sent without actor_token');
   const requestedTokenType = tokenType(params, 'requested_token_type') ?? TOKEN_TYPE.accessToken;
 
   const rawScope = params.get('scope');
   const scope = rawScope === undefined ? undefined : rawScope.split(' ').filter(Boolean);
-  if (scope?.some((s) => !SCOPE_TOKEN.test(s))) throw new InvalidRequest('scope is not a space-delimited list of scope tokens');
+  if (scope?.some((s) => !SCOPE_TOKEN.test(s))) throw oauthError('invalid_request', 'scope is not a space-delimited list of scope tokens');
   const audience = params.all('audience');
   const resource = params.all('resource');
   for (const uri of resource) {
@@ -49,16 +49,16 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
       url = undefined;
     }
     // RFC 8707 §2: an absolute URI without a fragment.
-    if (!url || uri.includes('#')) throw new InvalidTarget(`resource ${JSON.stringify(uri.slice(0, 200))} must be an absolute URI without a fragment`);
+    if (!url || uri.includes('#')) throw oauthError('invalid_target', `resource ${JSON.stringify(uri.slice(0, 200))} must be an absolute URI without a fragment`);
   }
   if (requestedTokenType === TOKEN_TYPE.jwt) {
     const opaqueOnly = [scope && 'scope', audience.length > 0 && 'audience', resource.length > 0 && 'resource'].filter(Boolean);
-    if (opaqueOnly.length > 0) throw new InvalidRequest(`${opaqueOnly.join(', ')}: only for access_token output, not for requested_token_type jwt`);
+    if (opaqueOnly.length > 0) throw oauthError('invalid_request', `${opaqueOnly.join(', ')}: only for access_token output, not for requested_token_type jwt`);
   }
 
   const rawExpiresIn = params.get('requested_expires_in');
   if (rawExpiresIn !== undefined && !EXPIRES_IN.test(rawExpiresIn)) {
-    throw new InvalidRequest('requested_expires_in must be a positive whole number of seconds');
+    throw oauthError('invalid_request', 'requested_expires_in must be a positive whole number of seconds');
   }
   return {
     subjectToken, subjectTokenType, actorToken, actorTokenType, requestedTokenType, scope, audience, resource,

@@ -1,4 +1,4 @@
-import { InvalidRequest, InvalidScope, InvalidTarget } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { actDepth, MAX_ACT_DEPTH } from '../tokens/delegation-claims.ts';
 import type { OwnToken } from '../tokens/reader.ts';
 import { TOKEN_TYPE } from '../tokens/token-types.ts';
@@ -15,7 +15,7 @@ function delegatedScope(subject: OwnToken, client: OAuthClient | undefined, acto
   if (!requested) return allowed.join(' ');
   const wanted = [...new Set(requested)];
   const extra = wanted.filter((s) => !allowed.includes(s));
-  if (extra.length > 0) throw new InvalidScope(`not within what the subject, the client and the actor hold: ${extra.join(' ')}`);
+  if (extra.length > 0) throw oauthError('invalid_scope', `not within what the subject, the client and the actor hold: ${extra.join(' ')}`);
   return wanted.join(' ');
 }
 
@@ -24,12 +24,12 @@ function delegatedTargets(subject: OwnToken, request: ExchangeRequest): { audien
   const parent = subject.record;
   if (!parent || (parent.audience.length === 0 && parent.resource.length === 0)) return { audience: request.audience, resource: request.resource };
   if (request.requestedTokenType === TOKEN_TYPE.jwt) {
-    throw new InvalidTarget('subject_token is restricted to audiences or resources, which JWT output cannot carry; ask for access_token output');
+    throw oauthError('invalid_target', 'subject_token is restricted to audiences or resources, which JWT output cannot carry; ask for access_token output');
   }
   const narrow = (name: string, wanted: string[], held: string[]) => {
     if (held.length === 0 || wanted.length === 0) return wanted.length === 0 ? held : wanted;
     const extra = wanted.filter((v) => !held.includes(v));
-    if (extra.length > 0) throw new InvalidTarget(`${name} may only narrow the subject's; not allowed: ${extra.join(' ')}`);
+    if (extra.length > 0) throw oauthError('invalid_target', `${name} may only narrow the subject's; not allowed: ${extra.join(' ')}`);
     return wanted;
   };
   return { audience: narrow('audience', request.audience, parent.audience), resource: narrow('resource', request.resource, parent.resource) };
@@ -47,18 +47,18 @@ export const tokenExchange: Grant = {
     const subject = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
     audit.orgId = subject.orgId;
     audit.subject = subject.subject;
-    if (actDepth(subject.act) >= MAX_ACT_DEPTH) throw new InvalidRequest(`subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
+    if (actDepth(subject.act) >= MAX_ACT_DEPTH) throw oauthError('invalid_request', `subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
     const config = await organizationConfig(context, subject.orgId);
     const actor = await resolveActor(deps, request.actorToken, request.actorTokenType, client, subject.orgId, config);
     audit.actor = actor.id;
-    if (subject.mayAct && subject.mayAct.sub !== actor.id) throw new InvalidRequest("subject_token's may_act does not name this actor");
+    if (subject.mayAct && subject.mayAct.sub !== actor.id) throw oauthError('invalid_request', "subject_token's may_act does not name this actor");
 
     const scope = delegatedScope(subject, client, actor, request.scope);
     const targets = delegatedTargets(subject, request);
     const remaining = Math.floor((subject.expiresAt - deps.now()) / 1000);
     const wanted = request.requestedExpiresIn ?? client?.accessTokenDuration ?? config.token_lifetime_ceiling;
     const lifetimeSeconds = Math.min(wanted, config.token_lifetime_ceiling, remaining);
-    if (lifetimeSeconds <= 0) throw new InvalidRequest('subject_token has expired');
+    if (lifetimeSeconds <= 0) throw oauthError('invalid_request', 'subject_token has expired');
 
     const grant = {
       orgId: subject.orgId, subject: subject.subject, clientId: client?.id, scope, lifetimeSeconds, ...targets,

@@ -46,7 +46,7 @@ function grpcTarget(socket: string): string {
   return `unix://${path}`;
 }
 
-const unavailable = (message: string, cause?: unknown) => new GatewayError(502, 'GATEWAY_ACTOR_UNAVAILABLE', message, { cause });
+const unavailable = (message: string, cause?: unknown) => new GatewayError('GATEWAY_ACTOR_UNAVAILABLE', message, { cause });
 
 interface CachedSvid {
   svid: string;

@@ -1,0 +1,13 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * Answers on a raw socket a request that Node's HTTP parser refused (it never became a
+ * request, so there is no response object), then closes the connection: what follows on it
+ * cannot be framed. A connection the client has already reset gets no answer.
+ */
+export function answerOnSocket(socket: Socket, error: NodeJS.ErrnoException, answer: () => { status: number; body: string }): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return void socket.destroy();
+  const { status, body } = answer();
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../errors/api-error.ts';
 import { clientDefaults } from '../config/defaults.ts';
+import { scopeTokenPattern } from '../oauth/scope.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
@@ -10,12 +11,10 @@ import { accessTokenFormats, clientGrantTypes, type OAuthClient } from '../store
 import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 
-/** RFC 6749 §3.3 scope-token: printable ASCII except space, `"` and `\`. */
-const SCOPE_TOKEN = '^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,128}$';
 
 const ClientFields = {
   client_name: Type.String({ minLength: 1, maxLength: 200 }),
-  scopes: Type.Array(Type.String({ pattern: SCOPE_TOKEN }), { maxItems: 100, uniqueItems: true, description: 'Scopes the client may be granted' }),
+  scopes: Type.Array(Type.String({ pattern: scopeTokenPattern(128) }), { maxItems: 100, uniqueItems: true, description: 'Scopes the client may be granted' }),
   grant_types: Type.Array(Type.Enum(clientGrantTypes), { minItems: 1, uniqueItems: true }),
   access_token_duration: Type.Integer({ minimum: 60, maximum: 86_400, description: "Seconds; capped by the organisation's token_lifetime_ceiling" }),
   access_token_format: Type.Enum(accessTokenFormats, { description: 'Format of client_credentials tokens' }),

@@ -7,13 +7,14 @@ import type { PersonStore } from '../store/persons/store.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
+import { SCOPE_LIST_PATTERN, scopeSet } from '../oauth/scope.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 import { newId } from '../crypto/ids.ts';
 
 const MintRequest = Type.Object(
   {
     expires_in: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_TOKEN_LIFETIME_SECONDS, description: "Seconds; capped by the organisation's token_lifetime_ceiling" })),
-    scope: Type.Optional(Type.String({ maxLength: 2048, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$', description: 'Space-delimited scopes carried by the token' })),
+    scope: Type.Optional(Type.String({ maxLength: 2048, pattern: SCOPE_LIST_PATTERN, description: 'Space-delimited scopes carried by the token' })),
     may_act: Type.Optional(Type.Object({ sub: Type.String({ minLength: 1, maxLength: 2048 }) }, { additionalProperties: false, description: 'RFC 8693 §4.4: the only actor allowed to act for this person' })),
   },
   { additionalProperties: false },
@@ -45,7 +46,7 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
       const body = request.body ?? {};
       if (body.may_act?.sub === person.id) throw invalidField('body.may_act.sub', 'must name another party than the person');
       const lifetimeSeconds = Math.min(body.expires_in ?? org.config.token_lifetime_ceiling, org.config.token_lifetime_ceiling);
-      const scope = [...new Set((body.scope ?? '').split(' ').filter(Boolean))].join(' ');
+      const scope = [...scopeSet(body.scope ?? '')].join(' ');
       const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope, lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
       // Minting speaks for a person: who did it is worth a record.
       const at = now();

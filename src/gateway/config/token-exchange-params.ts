@@ -1,7 +1,7 @@
 import { GatewayConfigError, type KeyNamer } from './config-error.ts';
 import { parseDuration } from './duration.ts';
+import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../../oauth/tokens/token-types.ts';
 
-export const TOKEN_TYPES = ['urn:ietf:params:oauth:token-type:jwt', 'urn:ietf:params:oauth:token-type:access_token'] as const;
 export const ACTOR_MODES = ['oauth_client', 'gate_svid', 'request_actor'] as const;
 export const SVID_SOURCES = ['file', 'env', 'workload_api'] as const;
 
@@ -13,7 +13,7 @@ export const FIELDS = {
   service_org_id: { kind: 'text' },
   subject_header_with_token: { kind: 'header' },
   subject_cookie_with_token: { kind: 'cookie' },
-  subject_token_type: { kind: TOKEN_TYPES },
+  subject_token_type: { kind: TOKEN_TYPE_URIS },
   subject_strip_after_exchange: { kind: 'boolean', default: true },
   actor_mode: { kind: ACTOR_MODES },
   actor_svid_source: { kind: SVID_SOURCES },
@@ -27,7 +27,7 @@ export const FIELDS = {
   actor_strip_after_exchange: { kind: 'boolean', default: true },
   oauth_client_id: { kind: 'text' },
   oauth_client_secret: { kind: 'text' },
-  requested_token_type: { kind: TOKEN_TYPES },
+  requested_token_type: { kind: TOKEN_TYPE_URIS },
   scope: { kind: 'text' },
   audience: { kind: 'list' },
   resource: { kind: 'uri-list' },
@@ -47,7 +47,7 @@ export const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
 export interface TokenExchangeParams {
   serviceBaseUrl: string;
   serviceOrgId?: string;
-  subject: { header?: string; cookie?: string; tokenType?: (typeof TOKEN_TYPES)[number]; strip: boolean };
+  subject: { header?: string; cookie?: string; tokenType?: TokenTypeUri; strip: boolean };
   actor:
     | { mode: 'oauth_client' }
     | { mode: 'gate_svid'; source: 'file'; filePath: string; reloadMs: number }
@@ -55,7 +55,7 @@ export interface TokenExchangeParams {
     | { mode: 'gate_svid'; source: 'workload_api'; socket: string; audience?: string }
     | { mode: 'request_actor'; header?: string; cookie?: string; strip: boolean };
   client?: { id: string; secret: string };
-  requestedTokenType: (typeof TOKEN_TYPES)[number];
+  requestedTokenType: TokenTypeUri;
   scope?: string;
   audience: string[];
   resource: string[];
@@ -129,7 +129,7 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
   }
   if (mode === 'oauth_client' && !present('oauth_client_id')) throw new GatewayConfigError(at('oauth_client_id'), 'is required with actor_mode=oauth_client (with oauth_client_secret)');
   const requestedTokenType = require('requested_token_type', '') as TokenExchangeParams['requestedTokenType'];
-  if (requestedTokenType === TOKEN_TYPES[0]) {
+  if (requestedTokenType === TOKEN_TYPE.jwt) {
     forbid(['scope', 'audience', 'resource'], 'with requested_token_type access_token (the service refuses them for jwt output)');
   }
   const outputHeader = read('output_header') as string;

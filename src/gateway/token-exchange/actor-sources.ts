@@ -2,9 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { GatewayError } from '../proxy/gateway-error.ts';
 import type { TokenExchangeParams } from '../config/token-exchange-params.ts';
 import { postTokenRequest, type TokenResponse } from './exchange-client.ts';
+import { TOKEN_TYPE } from '../../oauth/tokens/token-types.ts';
 
-export const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
-export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 export interface ActorToken {
   token: string;
@@ -49,8 +48,8 @@ export class OAuthClientActor implements ActorSource {
 
   async actor(): Promise<ActorToken> {
     const current = this.#current;
-    if (current && (current.expiresAt === undefined || Date.now() < current.expiresAt - 5_000)) return { token: current.accessToken, type: ACCESS_TOKEN_TYPE };
-    return { token: (await this.#mint()).accessToken, type: ACCESS_TOKEN_TYPE };
+    if (current && (current.expiresAt === undefined || Date.now() < current.expiresAt - 5_000)) return { token: current.accessToken, type: TOKEN_TYPE.accessToken };
+    return { token: (await this.#mint()).accessToken, type: TOKEN_TYPE.accessToken };
   }
 
   close(): void {
@@ -114,7 +113,7 @@ export class SvidFileActor implements ActorSource {
       }
     }
     if (!this.#svid) throw unavailable('the SVID file is empty');
-    return { token: this.#svid, type: JWT_TYPE };
+    return { token: this.#svid, type: TOKEN_TYPE.jwt };
   }
 }
 
@@ -128,6 +127,6 @@ export class SvidEnvActor implements ActorSource {
   async actor(): Promise<ActorToken> {
     const svid = process.env[this.#name]?.trim();
     if (!svid) throw unavailable(`the environment variable ${this.#name} holds no SVID`);
-    return { token: svid, type: JWT_TYPE };
+    return { token: svid, type: TOKEN_TYPE.jwt };
   }
 }

@@ -4,7 +4,8 @@ import type { PluginContext, RequestPlugin } from '../proxy/proxy-server.ts';
 import type { TokenExchangeParams } from '../config/token-exchange-params.ts';
 import { readToken, stripToken, type TokenLocation } from './credentials.ts';
 import { postTokenRequest } from './exchange-client.ts';
-import { ACCESS_TOKEN_TYPE, JWT_TYPE, OAuthClientActor, SvidEnvActor, SvidFileActor, type ActorSource, type ActorToken } from './actor-sources.ts';
+import { OAuthClientActor, SvidEnvActor, SvidFileActor, type ActorSource, type ActorToken } from './actor-sources.ts';
+import { TOKEN_TYPE } from '../../oauth/tokens/token-types.ts';
 import { DelegatedTokenCache } from './delegated-token-cache.ts';
 
 const sha256 = (text: string) => hash('sha256', text, 'base64url');
@@ -70,7 +71,7 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
   async function exchange(subject: string, actor: ActorToken) {
     const form = new URLSearchParams(fixed);
     form.set('subject_token', subject);
-    form.set('subject_token_type', params.subject.tokenType ?? (subject.startsWith('eyJ') ? JWT_TYPE : ACCESS_TOKEN_TYPE));
+    form.set('subject_token_type', params.subject.tokenType ?? (subject.startsWith('eyJ') ? TOKEN_TYPE.jwt : TOKEN_TYPE.accessToken));
     form.set('actor_token', actor.token);
     form.set('actor_token_type', actor.type);
     const { accessToken, expiresAt } = await postTokenRequest(tokenUrl, form, params.client, params.timeoutMs, 'the token exchange');
@@ -86,7 +87,7 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
       let actor: ActorToken;
       if (actorAt) {
         const token = requireToken(headers, actorAt, 'actor');
-        actor = { token, type: token.startsWith('eyJ') ? JWT_TYPE : ACCESS_TOKEN_TYPE };
+        actor = { token, type: token.startsWith('eyJ') ? TOKEN_TYPE.jwt : TOKEN_TYPE.accessToken };
       } else {
         actor = await source!.actor();
       }

@@ -1,7 +1,7 @@
 import { oauthError } from '../errors.ts';
-import { organizationConfig, scopeSet, type Grant } from './grant.ts';
-
-export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+import { isScopeToken, scopeSet } from '../scope.ts';
+import { organizationConfig, type Grant } from './grant.ts';
+import type { IssueRequest } from '../tokens/issuer.ts';
 
 /** RFC 6749 §4.4: the client asks for a token for itself. */
 export const clientCredentials: Grant = {
@@ -19,7 +19,7 @@ export const clientCredentials: Grant = {
       scope = client.scopes.join(' ');
     } else {
       const wanted = [...scopeSet(requested)];
-      const bad = wanted.find((s) => !SCOPE_TOKEN.test(s));
+      const bad = wanted.find((s) => !isScopeToken(s));
       if (bad !== undefined) throw oauthError('invalid_request', 'scope is not a space-delimited list of scope tokens');
       const extra = wanted.filter((s) => !client.scopes.includes(s));
       if (extra.length > 0) throw oauthError('invalid_scope', `the client may not request: ${extra.join(' ')}`);
@@ -30,8 +30,8 @@ export const clientCredentials: Grant = {
     }
     const { token_lifetime_ceiling } = await organizationConfig(context, client.orgId);
     const lifetimeSeconds = Math.min(client.accessTokenDuration, token_lifetime_ceiling);
-    const grant = { orgId: client.orgId, subject: client.id, clientId: client.id, scope, lifetimeSeconds };
-    const access_token = client.accessTokenFormat === 'jwt' ? await deps.issuer.jwt(grant) : await deps.issuer.opaque(grant);
+    const issue: IssueRequest = { orgId: client.orgId, subject: client.id, clientId: client.id, scope, lifetimeSeconds };
+    const access_token = client.accessTokenFormat === 'jwt' ? await deps.issuer.jwt(issue) : await deps.issuer.opaque(issue);
     return { access_token, token_type: 'Bearer', expires_in: lifetimeSeconds, ...(scope ? { scope } : {}) };
   },
 };

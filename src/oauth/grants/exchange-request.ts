@@ -1,9 +1,9 @@
 import { oauthError } from '../errors.ts';
 import type { OAuthParams } from '../form.ts';
-import { TOKEN_TYPE, type TokenTypeUri } from '../tokens/token-types.ts';
-import { SCOPE_TOKEN } from './client-credentials.ts';
+import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../tokens/token-types.ts';
+import { isScopeToken, splitScope } from '../scope.ts';
 
-const ACCEPTED_TYPES: readonly string[] = [TOKEN_TYPE.jwt, TOKEN_TYPE.accessToken];
+const ACCEPTED_TYPES: readonly string[] = TOKEN_TYPE_URIS;
 /** Ten digits are more than any lifetime; longer values are nonsense, not a request to clamp. */
 const EXPIRES_IN = /^[1-9][0-9]{0,9}$/;
 
@@ -37,8 +37,8 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
   const requestedTokenType = tokenType(params, 'requested_token_type') ?? TOKEN_TYPE.accessToken;
 
   const rawScope = params.get('scope');
-  const scope = rawScope === undefined ? undefined : rawScope.split(' ').filter(Boolean);
-  if (scope?.some((s) => !SCOPE_TOKEN.test(s))) throw oauthError('invalid_request', 'scope is not a space-delimited list of scope tokens');
+  const scope = rawScope === undefined ? undefined : splitScope(rawScope);
+  if (scope?.some((s) => !isScopeToken(s))) throw oauthError('invalid_request', 'scope is not a space-delimited list of scope tokens');
   const audience = params.all('audience');
   const resource = params.all('resource');
   for (const uri of resource) {

@@ -54,10 +54,6 @@ export interface Grant {
   handle(context: GrantContext): Promise<TokenResponse>;
 }
 
-export function scopeSet(scope: string): Set<string> {
-  return new Set(scope.split(' ').filter(Boolean));
-}
-
 /**
  * The configuration (lifetime ceiling, SPIFFE trust) of the organisation a token request acts
  * in: already at hand when the client authenticated in that organisation, read otherwise.

@@ -4,7 +4,9 @@ import type { OwnToken } from '../tokens/reader.ts';
 import { TOKEN_TYPE } from '../tokens/token-types.ts';
 import { readExchangeRequest, type ExchangeRequest } from './exchange-request.ts';
 import { resolveActor, resolveSubject, TOKEN_EXCHANGE, type Actor } from './exchange-parties.ts';
-import { organizationConfig, scopeSet, type Grant } from './grant.ts';
+import { scopeSet } from '../scope.ts';
+import { organizationConfig, type Grant } from './grant.ts';
+import type { IssueRequest } from '../tokens/issuer.ts';
 import type { OAuthClient } from '../../store/types.ts';
 
 export { TOKEN_EXCHANGE };
@@ -60,14 +62,14 @@ export const tokenExchange: Grant = {
     const lifetimeSeconds = Math.min(wanted, config.token_lifetime_ceiling, remaining);
     if (lifetimeSeconds <= 0) throw oauthError('invalid_request', 'subject_token has expired');
 
-    const grant = {
+    const issue: IssueRequest = {
       orgId: subject.orgId, subject: subject.subject, clientId: client?.id, scope, lifetimeSeconds, ...targets,
       act: { sub: actor.id, ...(subject.act ? { act: subject.act } : {}) },
       ...(subject.mayAct ? { mayAct: subject.mayAct } : {}),
       parentHash: subject.record?.hash,
     };
     const jwt = request.requestedTokenType === TOKEN_TYPE.jwt;
-    const access_token = jwt ? await deps.issuer.jwt(grant) : await deps.issuer.opaque(grant);
+    const access_token = jwt ? await deps.issuer.jwt(issue) : await deps.issuer.opaque(issue);
     return {
       access_token, issued_token_type: request.requestedTokenType, token_type: 'Bearer', expires_in: lifetimeSeconds, ...(scope ? { scope } : {}),
     };

@@ -6,7 +6,8 @@ import type { ActClaim } from '../../store/types.ts';
 import { SIGNING_ALG } from '../keys/key-ring.ts';
 import { OPAQUE_PREFIX } from './token-types.ts';
 
-export interface Grant {
+/** What a token is issued for: its subject, client, scope, delegation and lifetime. */
+export interface IssueRequest {
   orgId: string;
   subject: string;
   /** The client the token is issued to; absent for clientless exchanges and person tokens. */
@@ -34,33 +35,33 @@ export class TokenIssuer {
     return this.#ctx.issuer();
   }
 
-  async opaque(grant: Grant): Promise<string> {
+  async opaque(request: IssueRequest): Promise<string> {
     const value = `${OPAQUE_PREFIX}${randomBytes(32).toString('base64url')}`;
     const now = this.#ctx.now();
     await this.#ctx.store.insertToken({
-      hash: hashSecret(value), orgId: grant.orgId, clientId: grant.clientId ?? null, subject: grant.subject, scope: grant.scope,
-      audience: grant.audience ?? [], resource: grant.resource ?? [], act: grant.act ?? null, mayAct: grant.mayAct ?? null,
-      parentHash: grant.parentHash ?? null,
-      issuedAt: now, expiresAt: now + grant.lifetimeSeconds * 1000, revokedAt: null,
+      hash: hashSecret(value), orgId: request.orgId, clientId: request.clientId ?? null, subject: request.subject, scope: request.scope,
+      audience: request.audience ?? [], resource: request.resource ?? [], act: request.act ?? null, mayAct: request.mayAct ?? null,
+      parentHash: request.parentHash ?? null,
+      issuedAt: now, expiresAt: now + request.lifetimeSeconds * 1000, revokedAt: null,
     });
     return value;
   }
 
-  async jwt(grant: Grant): Promise<string> {
+  async jwt(request: IssueRequest): Promise<string> {
     const { kid, privateKey } = await this.#ctx.keys.signingKey();
     const iat = Math.floor(this.#ctx.now() / 1000);
-    const claims: Record<string, unknown> = { oid: grant.orgId };
-    if (grant.clientId) claims.client_id = grant.clientId;
-    if (grant.scope) claims.scope = grant.scope;
-    if (grant.act) claims.act = grant.act;
-    if (grant.mayAct) claims.may_act = grant.mayAct;
+    const claims: Record<string, unknown> = { oid: request.orgId };
+    if (request.clientId) claims.client_id = request.clientId;
+    if (request.scope) claims.scope = request.scope;
+    if (request.act) claims.act = request.act;
+    if (request.mayAct) claims.may_act = request.mayAct;
     return new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'at+jwt' })
       .setIssuer(this.#ctx.issuer())
-      .setSubject(grant.subject)
+      .setSubject(request.subject)
       .setAudience(this.#ctx.issuer())
       .setIssuedAt(iat)
-      .setExpirationTime(iat + grant.lifetimeSeconds)
+      .setExpirationTime(iat + request.lifetimeSeconds)
       .setJti(newId('jti').slice(4))
       .sign(privateKey);
   }

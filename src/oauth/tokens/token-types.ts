@@ -4,6 +4,8 @@ export const TOKEN_TYPE = {
   accessToken: 'urn:ietf:params:oauth:token-type:access_token',
 } as const;
 export type TokenTypeUri = (typeof TOKEN_TYPE)[keyof typeof TOKEN_TYPE];
+/** Every type this server accepts, in the order error messages and configuration list them. */
+export const TOKEN_TYPE_URIS = [TOKEN_TYPE.jwt, TOKEN_TYPE.accessToken] as const;
 
 /** Prefix of this server's opaque access tokens; recognisable by secret scanners. */
 export const OPAQUE_PREFIX = 'tat_';

@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { GatewayError } from '../../proxy/gateway-error.ts';
-import { JWT_TYPE, type ActorSource, type ActorToken } from '../actor-sources.ts';
+import type { ActorSource, ActorToken } from '../actor-sources.ts';
+import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
 
 /** The proto (JWT-SVID subset of the SPIFFE Workload API) this client speaks; tests serve it too. */
 export const WORKLOAD_PROTO_PATH = fileURLToPath(new URL('./workload.proto', import.meta.url));
@@ -100,18 +101,18 @@ export class WorkloadApiActor implements ActorSource {
     if (this.#closed) throw unavailable('the SPIFFE Workload API client is closed');
     const now = this.#now();
     const cached = this.#cached;
-    if (cached && now < cached.refreshAt) return { token: cached.svid, type: JWT_TYPE };
+    if (cached && now < cached.refreshAt) return { token: cached.svid, type: TOKEN_TYPE.jwt };
     if (now < this.#retryAt && this.#lastError) {
-      if (cached && now < cached.expiresAt) return { token: cached.svid, type: JWT_TYPE };
+      if (cached && now < cached.expiresAt) return { token: cached.svid, type: TOKEN_TYPE.jwt };
       throw unavailable(this.#lastError.message, this.#lastError.cause);
     }
     this.#fetching ??= this.#fetch().finally(() => (this.#fetching = undefined));
     try {
-      return { token: (await this.#fetching).svid, type: JWT_TYPE };
+      return { token: (await this.#fetching).svid, type: TOKEN_TYPE.jwt };
     } catch (error) {
       // A refresh that fails while the SVID in hand is still valid is not the caller's problem.
       const stillValid = this.#cached;
-      if (stillValid && this.#now() < stillValid.expiresAt) return { token: stillValid.svid, type: JWT_TYPE };
+      if (stillValid && this.#now() < stillValid.expiresAt) return { token: stillValid.svid, type: TOKEN_TYPE.jwt };
       throw error;
     }
   }

@@ -1,8 +1,6 @@
 import type { OrganizationConfig } from '../store/types.ts';
 import { isEmailAddress } from '../validation/email.ts';
-
-/** SPIFFE ID: spiffe://<trust domain>/<path>, path segments of [A-Za-z0-9._-], none empty, "." or "..". */
-const SPIFFE_ID = /^spiffe:\/\/([a-z0-9._-]+)((\/[A-Za-z0-9._-]+)+)$/;
+import { parseWorkloadSpiffeId } from '../oauth/spiffe/spiffe-id.ts';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export interface Problem {
@@ -28,12 +26,14 @@ export function checkOrganizationConfig(config: OrganizationConfig, options: { d
   }
   for (const [index, id] of config.allowed_spiffe_ids.entries()) {
     const field = `allowed_spiffe_ids[${index}]`;
-    const match = SPIFFE_ID.exec(id);
-    if (!match || match[2]!.split('/').some((segment) => segment === '.' || segment === '..')) {
+    // The verifier's own grammar: an ID it would refuse in a JWT-SVID can never be allowed to act.
+    const spiffeId = parseWorkloadSpiffeId(id);
+    if (!spiffeId) {
       return { field, rule: 'must be a SPIFFE ID spiffe://<trust-domain>/<path> (lowercase trust domain; path segments of letters, digits, ".", "-", "_")' };
     }
-    if (!(match[1]! in config.svid_jwks_urls)) {
-      return { field, rule: `trust domain ${match[1]} has no entry in svid_jwks_urls, so this ID could never be verified` };
+    // hasOwn, as the verifier looks it up: a trust domain named "constructor" is not in {}.
+    if (!Object.hasOwn(config.svid_jwks_urls, spiffeId.trustDomain)) {
+      return { field, rule: `trust domain ${spiffeId.trustDomain} has no entry in svid_jwks_urls, so this ID could never be verified` };
     }
   }
   if (config.email_sender !== null && !isEmailAddress(config.email_sender)) {

@@ -32,3 +32,12 @@ export function parseSpiffeId(value: unknown): SpiffeId | undefined {
   if (path !== '' && !path.slice(1).split('/').every((s) => PATH_SEGMENT.test(s) && s !== '.' && s !== '..')) return undefined;
   return { trustDomain, path };
 }
+
+/**
+ * A SPIFFE ID that names a workload: one with a path. A path-less ID names the trust domain
+ * itself, which no SVID is issued to and no allow-list should hold.
+ */
+export function parseWorkloadSpiffeId(value: unknown): SpiffeId | undefined {
+  const id = parseSpiffeId(value);
+  return id && id.path !== '' ? id : undefined;
+}

@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { DEFAULT_COOLDOWN_MS, JwksCache, type JwksFetchError } from './jwks-cache.ts';
-import { parseSpiffeId } from './spiffe-id.ts';
+import { parseWorkloadSpiffeId } from './spiffe-id.ts';
 import { SvidError } from './svid-error.ts';
 
 /** JWT-SVID §2.1: RFC 7518 §3.3–3.5 only, so never `none` nor a shared-secret HMAC. */
@@ -68,9 +68,8 @@ export class SvidVerifier {
     }
     const { header, claims } = decodeUnverified(token);
     const { alg, kid } = checkHeader(header);
-    const id = parseSpiffeId(claims.sub);
-    // A path-less ID names the trust domain itself, never a workload that could act.
-    if (!id || id.path === '') {
+    const id = parseWorkloadSpiffeId(claims.sub);
+    if (!id) {
       throw new SvidError('SVID_SUB_INVALID', 'the JWT-SVID\'s "sub" must be the SPIFFE ID of a workload (spiffe://trust-domain/path)');
     }
     // hasOwn: a trust domain named "constructor" must not find Object.prototype's.

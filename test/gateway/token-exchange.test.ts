@@ -16,7 +16,8 @@ import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
 import { claims, createPerson, mintPersonToken, registerClient, type ClientCredentials } from '../helpers/oauth.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 import { buildPlugins } from '../../src/gateway/build-plugins.ts';
-import { OAuthClientActor, type Schedule } from '../../src/gateway/token-exchange/actor-sources.ts';
+import { OAuthClientActor } from '../../src/gateway/token-exchange/actor-sources.ts';
+import type { Schedule } from '../../src/concurrency/refresh-with-backoff.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 const codeOf = async (response: Response) => ((await response.json()) as { errors: { code: string }[] }).errors[0]!.code;

@@ -3,6 +3,8 @@ import { GatewayError } from '../proxy/gateway-error.ts';
 import type { TokenExchangeParams } from '../config/token-exchange-params.ts';
 import { postTokenRequest, type TokenResponse } from './exchange-client.ts';
 import { TOKEN_TYPE } from '../../oauth/tokens/token-types.ts';
+import { Backoff, BackgroundRefresh, realSchedule, type Schedule } from '../../concurrency/refresh-with-backoff.ts';
+import { SingleFlightOne } from '../../concurrency/single-flight.ts';
 
 
 export interface ActorToken {
@@ -17,15 +19,6 @@ export interface ActorSource {
 
 const unavailable = (message: string, cause?: unknown) => new GatewayError('GATEWAY_ACTOR_UNAVAILABLE', message, { cause });
 
-/** Sets a timer and returns how to cancel it; injectable so tests need not wait for real time. */
-export type Schedule = (run: () => void, delayMs: number) => () => void;
-
-const realSchedule: Schedule = (run, delayMs) => {
-  const timer = setTimeout(run, delayMs);
-  timer.unref();
-  return () => clearTimeout(timer);
-};
-
 /**
  * actor_mode=oauth_client: the gateway's own client_credentials token, minted at the token
  * endpoint and renewed in the background before it expires (at 80 % of its life, and at the
@@ -35,15 +28,15 @@ const realSchedule: Schedule = (run, delayMs) => {
  */
 export class OAuthClientActor implements ActorSource {
   readonly #params: TokenExchangeParams;
-  readonly #schedule: Schedule;
+  /** A failed renewal is retried after 2 s, doubling to at most a minute. */
+  readonly #backoff = new Backoff({ initialMs: 2_000, maxMs: 60_000 });
+  readonly #renewal: BackgroundRefresh;
+  readonly #minting = new SingleFlightOne<TokenResponse>();
   #current: TokenResponse | undefined;
-  #minting: Promise<TokenResponse> | undefined;
-  #cancelRenewal: (() => void) | undefined;
-  #retryMs = 1_000;
 
   constructor(params: TokenExchangeParams, schedule: Schedule = realSchedule) {
     this.#params = params;
-    this.#schedule = schedule;
+    this.#renewal = new BackgroundRefresh(() => this.#mint(), this.#backoff, schedule);
   }
 
   async actor(): Promise<ActorToken> {
@@ -53,35 +46,23 @@ export class OAuthClientActor implements ActorSource {
   }
 
   close(): void {
-    this.#cancelRenewal?.();
+    this.#renewal.stop();
   }
 
   #mint(): Promise<TokenResponse> {
-    this.#minting ??= postTokenRequest(`${this.#params.serviceBaseUrl}/oauth2/tokens`, new URLSearchParams({ grant_type: 'client_credentials' }), this.#params.client, this.#params.timeoutMs, "minting the gateway's client_credentials token")
+    return this.#minting.run(() => postTokenRequest(`${this.#params.serviceBaseUrl}/oauth2/tokens`, new URLSearchParams({ grant_type: 'client_credentials' }), this.#params.client, this.#params.timeoutMs, "minting the gateway's client_credentials token")
       .then((minted) => {
         this.#current = minted;
-        this.#retryMs = 1_000;
+        this.#backoff.succeeded();
         if (minted.expiresAt !== undefined) {
           const life = minted.expiresAt - Date.now();
-          this.#renewIn(Math.max(0, Math.min(life * 0.8, life - 30_000)));
+          this.#renewal.refreshIn(Math.max(0, Math.min(life * 0.8, life - 30_000)));
         }
         return minted;
       })
       .catch((error: unknown) => {
         throw error instanceof GatewayError ? new GatewayError('GATEWAY_ACTOR_UNAVAILABLE', error.message, { cause: error.cause }) : error;
-      })
-      .finally(() => (this.#minting = undefined));
-    return this.#minting;
-  }
-
-  #renewIn(delayMs: number): void {
-    this.#cancelRenewal?.();
-    this.#cancelRenewal = this.#schedule(() => {
-      this.#mint().catch(() => {
-        this.#retryMs = Math.min(this.#retryMs * 2, 60_000);
-        this.#renewIn(this.#retryMs);
-      });
-    }, delayMs);
+      }));
   }
 }
 

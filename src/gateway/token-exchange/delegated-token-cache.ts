@@ -1,3 +1,5 @@
+import { SingleFlight } from '../../concurrency/single-flight.ts';
+
 /**
  * Delegated tokens by (plugin, subject hash, actor, parameters), until shortly before they
  * expire and at most `maxTtlMs`; bounded, oldest first out; concurrent identical misses share
@@ -9,7 +11,7 @@ export class DelegatedTokenCache {
   readonly #maxTtlMs: number;
   readonly #now: () => number;
   readonly #entries = new Map<string, { token: string; freshUntil: number }>();
-  readonly #pending = new Map<string, Promise<string>>();
+  readonly #exchanges = new SingleFlight<string, string>();
 
   constructor(maxEntries: number, maxTtlMs: number, now: () => number = Date.now) {
     this.#max = maxEntries;
@@ -27,19 +29,12 @@ export class DelegatedTokenCache {
     const hit = this.#entries.get(key);
     if (hit && hit.freshUntil > this.#now()) return hit.token;
     if (hit) this.#entries.delete(key);
-    let pending = this.#pending.get(key);
-    if (!pending) {
-      pending = exchange()
-        .then(({ token, expiresAt }) => {
-          // Kept for 90 % of its remaining life, so no upstream ever sees it expire in flight.
-          const now = this.#now();
-          if (expiresAt !== undefined) this.#store(key, token, now + Math.min((expiresAt - now) * 0.9, this.#maxTtlMs));
-          return token;
-        })
-        .finally(() => this.#pending.delete(key));
-      this.#pending.set(key, pending);
-    }
-    return pending;
+    return this.#exchanges.run(key, () => exchange().then(({ token, expiresAt }) => {
+      // Kept for 90 % of its remaining life, so no upstream ever sees it expire in flight.
+      const now = this.#now();
+      if (expiresAt !== undefined) this.#store(key, token, now + Math.min((expiresAt - now) * 0.9, this.#maxTtlMs));
+      return token;
+    }));
   }
 
   get size(): number {

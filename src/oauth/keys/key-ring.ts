@@ -4,6 +4,7 @@ import { newId } from '../../crypto/ids.ts';
 import type { Store } from '../../store/store.ts';
 import type { SigningKey } from '../../store/types.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
+import { SingleFlightOne } from '../../concurrency/single-flight.ts';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -35,7 +36,7 @@ export class KeyRing {
   #active: ActiveKey | undefined;
   #loadedAt = 0;
   #lastUnknownKidReload = 0;
-  #loading: Promise<void> | undefined;
+  readonly #loading = new SingleFlightOne<void>();
   /** Why the active key could not be unsealed, if it could not: signing fails, verifying goes on. */
   #sealError: Error | undefined;
 
@@ -90,8 +91,7 @@ export class KeyRing {
 
   #reload(): Promise<void> {
     // Concurrent callers share one reload.
-    this.#loading ??= this.#load().finally(() => (this.#loading = undefined));
-    return this.#loading;
+    return this.#loading.run(() => this.#load());
   }
 
   async #load(): Promise<void> {

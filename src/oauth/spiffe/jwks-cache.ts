@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import { SingleFlight } from '../../concurrency/single-flight.ts';
 
 const MAX_DOCUMENT_BYTES = 256 * 1024;
 const DEFAULT_FETCH_TIMEOUT_MS = 2_000;
@@ -34,7 +35,6 @@ interface Entry {
   freshUntil: number;
   lastAttemptAt?: number;
   lastError?: JwksFetchError;
-  fetching?: Promise<void>;
 }
 
 /**
@@ -50,6 +50,7 @@ export class JwksCache {
   readonly #now: () => number;
   readonly #onError: ((error: JwksFetchError) => void) | undefined;
   readonly #entries = new Map<string, Entry>();
+  readonly #fetches = new SingleFlight<string, void>();
 
   constructor(options: JwksCacheOptions = {}) {
     this.#fetchTimeoutMs = options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
@@ -63,7 +64,10 @@ export class JwksCache {
   async getKey(url: string, kid: string): Promise<JWK | undefined> {
     let entry = this.#entries.get(url);
     if (!entry) this.#entries.set(url, (entry = { freshUntil: 0 }));
-    if (entry.fetching) await entry.fetching;
+    // Wait for a fetch under way, without yielding when there is none: a caller that yielded
+    // could miss starting a fetch and find the cooldown running instead.
+    const fetching = this.#fetches.current(url);
+    if (fetching) await fetching;
     const now = this.#now();
     const mayRetry = entry.lastAttemptAt === undefined || now - entry.lastAttemptAt >= this.#cooldownMs;
     if (entry.keys ? now >= entry.freshUntil || (!entry.keys.has(kid) && mayRetry) : mayRetry) {
@@ -75,8 +79,7 @@ export class JwksCache {
 
   #refresh(url: string, entry: Entry): Promise<void> {
     // Concurrent callers share one request.
-    entry.fetching ??= this.#attempt(url, entry).finally(() => (entry.fetching = undefined));
-    return entry.fetching;
+    return this.#fetches.run(url, () => this.#attempt(url, entry));
   }
 
   async #attempt(url: string, entry: Entry): Promise<void> {

@@ -4,6 +4,8 @@ import * as protoLoader from '@grpc/proto-loader';
 import { GatewayError } from '../../proxy/gateway-error.ts';
 import type { ActorSource, ActorToken } from '../actor-sources.ts';
 import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
+import { Backoff } from '../../../concurrency/refresh-with-backoff.ts';
+import { SingleFlightOne } from '../../../concurrency/single-flight.ts';
 
 /** The proto (JWT-SVID subset of the SPIFFE Workload API) this client speaks; tests serve it too. */
 export const WORKLOAD_PROTO_PATH = fileURLToPath(new URL('./workload.proto', import.meta.url));
@@ -86,9 +88,8 @@ export class WorkloadApiActor implements ActorSource {
   #client: WorkloadClient | undefined;
   #closed = false;
   #cached: CachedSvid | undefined;
-  #fetching: Promise<CachedSvid> | undefined;
-  #failures = 0;
-  #retryAt = 0;
+  readonly #fetching = new SingleFlightOne<CachedSvid>();
+  readonly #backoff = new Backoff({ initialMs: BACKOFF_INITIAL_MS, maxMs: BACKOFF_MAX_MS });
   #lastError: GatewayError | undefined;
 
   constructor(options: { socket: string; audience?: string; now?: () => number }) {
@@ -102,13 +103,12 @@ export class WorkloadApiActor implements ActorSource {
     const now = this.#now();
     const cached = this.#cached;
     if (cached && now < cached.refreshAt) return { token: cached.svid, type: TOKEN_TYPE.jwt };
-    if (now < this.#retryAt && this.#lastError) {
+    if (this.#backoff.waiting(now) && this.#lastError) {
       if (cached && now < cached.expiresAt) return { token: cached.svid, type: TOKEN_TYPE.jwt };
       throw unavailable(this.#lastError.message, this.#lastError.cause);
     }
-    this.#fetching ??= this.#fetch().finally(() => (this.#fetching = undefined));
     try {
-      return { token: (await this.#fetching).svid, type: TOKEN_TYPE.jwt };
+      return { token: (await this.#fetching.run(() => this.#fetch())).svid, type: TOKEN_TYPE.jwt };
     } catch (error) {
       // A refresh that fails while the SVID in hand is still valid is not the caller's problem.
       const stillValid = this.#cached;
@@ -142,14 +142,12 @@ export class WorkloadApiActor implements ActorSource {
       const margin = Math.max(REFRESH_MIN_MS, REFRESH_FRACTION * (expiresAt - issuedAt));
       const fresh = { svid, expiresAt, refreshAt: expiresAt - margin };
       this.#cached = fresh;
-      this.#failures = 0;
-      this.#retryAt = 0;
+      this.#backoff.succeeded();
       this.#lastError = undefined;
       return fresh;
     } catch (error) {
       const failure = error instanceof GatewayError ? error : unavailable('the SPIFFE Workload API call failed', error);
-      this.#failures += 1;
-      this.#retryAt = this.#now() + Math.min(BACKOFF_MAX_MS, BACKOFF_INITIAL_MS * 2 ** (this.#failures - 1));
+      this.#backoff.failed(this.#now());
       this.#lastError = failure;
       throw failure;
     }

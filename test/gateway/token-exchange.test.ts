@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { startGateway, type RunningGateway } from '../../src/gateway/proxy/proxy-server.ts';
-import { tokenExchangePlugin } from '../../src/gateway/token-exchange/token-exchange-plugin.ts';
+import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
@@ -16,7 +16,7 @@ import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
 import { claims, createPerson, mintPersonToken, registerClient, type ClientCredentials } from '../helpers/oauth.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 import { buildPlugins } from '../../src/gateway/build-plugins.ts';
-import { OAuthClientActor } from '../../src/gateway/token-exchange/actor-sources.ts';
+import { OAuthClientActor } from '../../src/gateway/plugins/token-exchange/actor-sources.ts';
 import type { Schedule } from '../../src/concurrency/refresh-with-backoff.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
-import { WorkloadApiActor } from '../../src/gateway/token-exchange/workload-api/workload-api-actor.ts';
+import { WorkloadApiActor } from '../../src/gateway/plugins/token-exchange/workload-api/workload-api-actor.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { WORKLOAD_PROTO_OPTIONS, WORKLOAD_PROTO_PATH } from '../../src/gateway/token-exchange/workload-api/workload-api-actor.ts';
+import { WORKLOAD_PROTO_OPTIONS, WORKLOAD_PROTO_PATH } from '../../src/gateway/plugins/token-exchange/workload-api/workload-api-actor.ts';
 
 const serviceDefinition = (() => {
   const definition = grpc.loadPackageDefinition(protoLoader.loadSync(WORKLOAD_PROTO_PATH, WORKLOAD_PROTO_OPTIONS));

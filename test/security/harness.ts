@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { startGateway, type RunningGateway } from '../../src/gateway/proxy/proxy-server.ts';
-import { tokenExchangePlugin } from '../../src/gateway/token-exchange/token-exchange-plugin.ts';
+import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
 import type { Backend } from '../helpers/backends.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';

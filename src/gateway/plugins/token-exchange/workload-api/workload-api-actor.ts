@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { GatewayError } from '../../proxy/gateway-error.ts';
+import { GatewayError } from '../../../proxy/gateway-error.ts';
 import type { ActorSource, ActorToken } from '../actor-sources.ts';
-import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
-import { Backoff } from '../../../concurrency/refresh-with-backoff.ts';
-import { SingleFlightOne } from '../../../concurrency/single-flight.ts';
+import { TOKEN_TYPE } from '../../../../oauth/tokens/token-types.ts';
+import { Backoff } from '../../../../concurrency/refresh-with-backoff.ts';
+import { SingleFlightOne } from '../../../../concurrency/single-flight.ts';
 
 /** The proto (JWT-SVID subset of the SPIFFE Workload API) this client speaks; tests serve it too. */
 export const WORKLOAD_PROTO_PATH = fileURLToPath(new URL('./workload.proto', import.meta.url));

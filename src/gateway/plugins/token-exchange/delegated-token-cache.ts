@@ -1,4 +1,4 @@
-import { SingleFlight } from '../../concurrency/single-flight.ts';
+import { SingleFlight } from '../../../concurrency/single-flight.ts';
 
 /**
  * Delegated tokens by (plugin, subject hash, actor, parameters), until shortly before they

@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
-import { GatewayError } from '../proxy/gateway-error.ts';
-import type { TokenExchangeParams } from '../config/token-exchange-params.ts';
+import { GatewayError } from '../../proxy/gateway-error.ts';
+import type { TokenExchangeParams } from './schema.ts';
 import { postTokenRequest, type TokenResponse } from './exchange-client.ts';
-import { TOKEN_TYPE } from '../../oauth/tokens/token-types.ts';
-import { Backoff, BackgroundRefresh, realSchedule, type Schedule } from '../../concurrency/refresh-with-backoff.ts';
-import { SingleFlightOne } from '../../concurrency/single-flight.ts';
+import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
+import { Backoff, BackgroundRefresh, realSchedule, type Schedule } from '../../../concurrency/refresh-with-backoff.ts';
+import { SingleFlightOne } from '../../../concurrency/single-flight.ts';
 
 
 export interface ActorToken {

@@ -1,11 +1,11 @@
 import { hash } from 'node:crypto';
-import { GatewayError } from '../proxy/gateway-error.ts';
-import type { PluginContext, RequestPlugin } from '../proxy/proxy-server.ts';
-import type { TokenExchangeParams } from '../config/token-exchange-params.ts';
+import { GatewayError } from '../../proxy/gateway-error.ts';
+import type { PluginContext, RequestPlugin } from '../../proxy/proxy-server.ts';
+import type { TokenExchangeParams } from './schema.ts';
 import { readToken, stripToken, type TokenLocation } from './credentials.ts';
 import { postTokenRequest } from './exchange-client.ts';
 import { OAuthClientActor, SvidEnvActor, SvidFileActor, type ActorSource, type ActorToken } from './actor-sources.ts';
-import { TOKEN_TYPE } from '../../oauth/tokens/token-types.ts';
+import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
 import { DelegatedTokenCache } from './delegated-token-cache.ts';
 
 const sha256 = (text: string) => hash('sha256', text, 'base64url');

@@ -1,9 +1,10 @@
-import { describe, it } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
+import { loadGatewayConfig, loadGatewaySetup } from '../../src/gateway/config/gateway-config.ts';
+import { unknownVariableWarnings } from '../../src/gateway/config/unknown-variables.ts';
 import { GatewayConfigError } from '../../src/gateway/config/config-error.ts';
 import { parseDuration } from '../../src/gateway/config/duration.ts';
 
@@ -45,6 +46,7 @@ describe('Gateway configuration', () => {
         audience: [], resource: [], outputHeader: 'Authorization', outputPrefix: 'Bearer ', timeoutMs: 5_000,
         cache: { enabled: true, maxEntries: 10_000, maxTtlMs: 60_000 },
       },
+      keys: { entry: 'GATEWAY_PLUGINS_0', clientId: `${P}OAUTH_CLIENT_ID`, clientSecret: `${P}OAUTH_CLIENT_SECRET` },
     }]);
   });
 
@@ -74,7 +76,9 @@ describe('Gateway configuration', () => {
   });
 
   it('reads the same structure from a YAML file, naming keys by their path there', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'gw-')), 'gateway.yaml');
+    const dir = mkdtempSync(join(tmpdir(), 'gw-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'gateway.yaml');
     writeFileSync(file, `plugins:\n  - type: token-exchange\n    parameters:\n      service_base_url: http://127.0.0.1:8080\n      subject_header_with_token: Authorization\n      actor_mode: gate_svid\n      actor_svid_source: file\n      actor_svid_file_path: /run/svid.jwt\n      actor_svid_file_reload: 10s\n      requested_token_type: ${JWT}\n`);
     assert.deepEqual(loadGatewayConfig({ file }).plugins[0]!.params.actor, { mode: 'gate_svid', source: 'file', filePath: '/run/svid.jwt', reloadMs: 10_000 });
     writeFileSync(file, 'plugins:\n  - type: token-exchange\n    parameters:\n      actor_mode: oauth_client\n');
@@ -85,7 +89,6 @@ describe('Gateway configuration', () => {
 
   const invalid: [string, Record<string, string | undefined>, RegExp][] = [
     ['an unknown parameter', { [`${P}SUBJECT_HEADER`]: 'X' }, /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER: is not a token-exchange parameter/],
-    ['an unknown setting', { GATEWAY_PROXY_TIMEOUT: '5s' }, /^GATEWAY_PROXY_TIMEOUT: is not a gateway setting/],
     ['a missing required field', { [`${P}SERVICE_BASE_URL`]: undefined }, /^GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: is required/],
     ['both subject header and cookie', { [`${P}SUBJECT_COOKIE_WITH_TOKEN`]: 'session' }, /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN: cannot be set together with GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN/],
     ['neither subject header nor cookie', { [`${P}SUBJECT_HEADER_WITH_TOKEN`]: undefined }, /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: is required \(or GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN\)/],
@@ -117,6 +120,37 @@ describe('Gateway configuration', () => {
       assert.match(refusal(env as Record<string, string>), message);
     });
   }
+
+  it('lets GATEWAY_* variables override the file, naming each key where it came from', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'gateway.yaml');
+    writeFileSync(file, `port: 9000\nadmin_port: 9001\ndefault_target: http://file.example\nplugins:\n  - type: token-exchange\n    id: tx\n    parameters:\n      service_base_url: http://file-service\n      subject_header_with_token: Authorization\n      actor_mode: oauth_client\n      oauth_client_id: cli_file\n      oauth_client_secret: tcs_file\n      requested_token_type: ${AT}\n      audience: [from-file]\n`);
+    const config = loadGatewayConfig({ file, env: { GATEWAY_PORT: '9100', [`${P}OAUTH_CLIENT_SECRET`]: 'tcs_env', [`${P}AUDIENCE_0`]: 'from-env', PATH: '/usr/bin' } });
+    assert.deepEqual([config.port, config.adminPort, config.defaultTarget], [9100, 9001, 'http://file.example']);
+    assert.deepEqual(config.plugins[0]!.params.client, { id: 'cli_file', secret: 'tcs_env' });
+    assert.deepEqual(config.plugins[0]!.params.audience, ['from-env'], 'a list from the environment replaces the file\'s');
+    assert.deepEqual(config.keys, { port: 'GATEWAY_PORT', adminPort: 'admin_port' });
+    assert.deepEqual(config.plugins[0]!.keys, { entry: 'plugins[0]', clientId: 'plugins[0].parameters.oauth_client_id', clientSecret: `${P}OAUTH_CLIENT_SECRET` });
+    assert.throws(() => loadGatewayConfig({ file, env: { [`${P}ACTOR_MODE`]: 'nobody' } }), /^GatewayConfigError: GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: must be one of/);
+    assert.throws(() => loadGatewayConfig({ file, env: { [`${P}SCOPES`]: 'x' } }), /^GatewayConfigError: GATEWAY_PLUGINS_0_PARAMETERS_SCOPES: is not a token-exchange parameter/, 'an unknown key inside a known structure stays an error');
+  });
+
+  it('lists GATEWAY_* variables that configure nothing, with the closest valid name', () => {
+    const env = { ...base, [`GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE`]: 'oauth_client', GATEWAY_UPSTREM_TIMEOUT: '5s', GATEWAY_URLS_3_TARGT: 'http://x', GATEWAY_SVID: 'eyJ' };
+    const { config, unknownVariables } = loadGatewaySetup({ env });
+    assert.deepEqual(unknownVariables, ['GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE', 'GATEWAY_UPSTREM_TIMEOUT', 'GATEWAY_URLS_3_TARGT', 'GATEWAY_SVID']);
+    const warnings = unknownVariableWarnings(unknownVariables, config);
+    assert.match(warnings[0]!, /^GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE configures nothing .*did you mean GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE\?/);
+    assert.match(warnings[1]!, /did you mean GATEWAY_UPSTREAM_TIMEOUT\?/);
+    assert.match(warnings[2]!, /did you mean GATEWAY_URLS_3_TARGET\?/);
+    assert.equal(warnings.length, 4);
+    // A variable a plugin reads its SVID from is in use, whatever its name.
+    const svid = { ...env, [`${P}ACTOR_MODE`]: 'gate_svid', [`${P}ACTOR_SVID_SOURCE`]: 'env', [`${P}ACTOR_SVID_ENV_VAR`]: 'GATEWAY_SVID' };
+    delete (svid as Record<string, string>)['GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE'];
+    const second = loadGatewaySetup({ env: svid });
+    assert.ok(!unknownVariableWarnings(second.unknownVariables, second.config).some((w) => w.startsWith('GATEWAY_SVID ')));
+  });
 
   it('parses durations strictly', () => {
     assert.deepEqual(['500ms', '5s', '1m', '2h', '0s', '5', '1.5s', 's'].map(parseDuration), [500, 5_000, 60_000, 7_200_000, undefined, undefined, undefined, undefined]);

@@ -4,6 +4,7 @@ import { GatewayConfigError, envKey, fileKey, type KeyNamer } from './config-err
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from '../plugins/token-exchange/schema.ts';
 import { parseDuration } from './duration.ts';
 import { readRequestPolicy, REQUEST_POLICY_KEYS, type RequestPolicy } from './request-policy.ts';
+import { mergeSources } from './merge-sources.ts';
 
 export interface PluginConfig {
   /** Lower-cased; unique. */
@@ -11,6 +12,8 @@ export interface PluginConfig {
   type: 'token-exchange';
   enabled: boolean;
   params: TokenExchangeParams;
+  /** How the operator names this plugin's settings, for start-up messages. */
+  keys: { entry: string; clientId: string; clientSecret: string };
 }
 
 export interface UrlRule {
@@ -32,18 +35,24 @@ export interface GatewayConfig {
   /** In execution order (the order of N). */
   plugins: PluginConfig[];
   requests: RequestPolicy;
+  /** How the operator names the two ports (`GATEWAY_PORT`, or `port` in a file), for a port-in-use message. */
+  keys: { port: string; adminPort: string };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** Single-valued top-level settings: `GATEWAY_<KEY>` in the environment, `<key>` in a file. */
-const TOP_LEVEL_KEYS = ['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'log_level', ...REQUEST_POLICY_KEYS] as const;
+export const TOP_LEVEL_KEYS = ['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'log_level', ...REQUEST_POLICY_KEYS] as const;
 
 export const gatewayDefaults = Object.freeze({ port: 8000, adminPort: 8001, host: '127.0.0.1', upstreamTimeoutMs: 30_000, logLevel: 'info' as const });
 
 type Tree = Record<string, unknown>;
 
-/** `GATEWAY_*` variables into the same tree a file gives; numbered entries keep their N. */
-export function environmentTree(env: Record<string, string | undefined>): Tree {
+/**
+ * `GATEWAY_*` variables into the same tree a file gives; numbered entries keep their N.
+ * A name that fits no setting is left out and added to `unknown`: the environment is shared
+ * with other programs, so it is warned about at start-up (unknown-variables.ts), not refused.
+ */
+export function environmentTree(env: Record<string, string | undefined>, unknown: string[] = []): Tree {
   const tree: Tree = {};
   const entry = (list: string, n: number) => {
     const map = (tree[list] ??= {}) as Record<number, Tree>;
@@ -65,7 +74,7 @@ export function environmentTree(env: Record<string, string | undefined>): Tree {
       if (item && !FIELD_NAMES.includes(field as never) && FIELD_NAMES.includes(item[1] as never)) {
         ((params[item[1]!] ??= []) as string[])[Number(item[2])] = value;
       } else params[field] = value;
-    } else throw new GatewayConfigError(name, 'is not a gateway setting (see docs/gateway.md)');
+    } else unknown.push(name);
   }
   return tree;
 }
@@ -84,8 +93,21 @@ export function fileTree(path: string): Tree {
   return parsed as Tree;
 }
 
+/**
+ * The file (if any) with the `GATEWAY_*` variables over it: the environment wins, as in a
+ * twelve-factor service, so one file can serve several deployments that differ by a variable.
+ * `unknownVariables` lists the `GATEWAY_*` names that fit no setting.
+ */
+export function loadGatewaySetup(options: { env?: Record<string, string | undefined>; file?: string } = {}): { config: GatewayConfig; unknownVariables: string[] } {
+  const unknownVariables: string[] = [];
+  const fromEnv = environmentTree(options.env ?? process.env, unknownVariables);
+  if (!options.file) return { config: readGatewayConfig(fromEnv, envKey), unknownVariables };
+  const { tree, key } = mergeSources(fileTree(options.file), fromEnv);
+  return { config: readGatewayConfig(tree, key), unknownVariables };
+}
+
 export function loadGatewayConfig(options: { env?: Record<string, string | undefined>; file?: string } = {}): GatewayConfig {
-  return options.file ? readGatewayConfig(fileTree(options.file), fileKey) : readGatewayConfig(environmentTree(options.env ?? process.env), envKey);
+  return loadGatewaySetup(options).config;
 }
 
 /** Numbered entries: a file's list (N = position) or the environment's sparse map (N as given). */
@@ -120,7 +142,8 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(id)) throw new GatewayConfigError(key(['plugins', n, 'id']), 'must be letters, digits, "-" or "_"');
     if (plugins.some((p) => p.id === id)) throw new GatewayConfigError(key(['plugins', n, 'id']), `repeats the id "${id}" (ids are case-insensitive and unique)`);
     const enabled = readBoolean(entry.enabled, true, key(['plugins', n, 'enabled']));
-    plugins.push({ id, type: 'token-exchange', enabled, params: readTokenExchangeParams(entry.parameters ?? {}, ['plugins', n, 'parameters'], key) });
+    const keys = { entry: key(['plugins', n]), clientId: key(['plugins', n, 'parameters', 'oauth_client_id']), clientSecret: key(['plugins', n, 'parameters', 'oauth_client_secret']) };
+    plugins.push({ id, type: 'token-exchange', enabled, params: readTokenExchangeParams(entry.parameters ?? {}, ['plugins', n, 'parameters'], key), keys });
   }
 
   const urls: UrlRule[] = [];
@@ -139,7 +162,8 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   }
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
   const requests = readRequestPolicy(tree, key);
-  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, logLevel, urls, plugins, requests };
+  const keys = { port: key(['port']), adminPort: key(['admin_port']) };
+  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, logLevel, urls, plugins, requests, keys };
 }
 
 function objectAt(value: unknown, name: string): Tree {

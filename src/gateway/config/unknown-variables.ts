@@ -1,0 +1,51 @@
+import { TOP_LEVEL_KEYS, type GatewayConfig } from './gateway-config.ts';
+import { FIELD_NAMES } from '../plugins/token-exchange/schema.ts';
+
+/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
+export function levenshtein(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Every valid name this variable could have meant: the patterns of docs/gateway.md filled in
+ * with the numbers the name itself carries (so `_PLUGINS_3_…` is compared with `_PLUGINS_3_…`)
+ * and with the configured plugin ids.
+ */
+function candidates(name: string, pluginIds: readonly string[]): string[] {
+  const numbers = [...new Set([...(name.match(/\d+/g) ?? []), '0'])];
+  const names = TOP_LEVEL_KEYS.map((key) => `GATEWAY_${key.toUpperCase()}`);
+  for (const n of numbers) {
+    names.push(`GATEWAY_URLS_${n}_PATTERN`, `GATEWAY_URLS_${n}_TARGET`, `GATEWAY_PLUGINS_${n}_TYPE`, `GATEWAY_PLUGINS_${n}_ID`, `GATEWAY_PLUGINS_${n}_ENABLED`);
+    for (const field of FIELD_NAMES) names.push(`GATEWAY_PLUGINS_${n}_PARAMETERS_${field.toUpperCase()}`);
+    for (const id of pluginIds) names.push(`GATEWAY_URLS_${n}_PLUGINS_${id.toUpperCase()}_ENABLED`);
+  }
+  return names;
+}
+
+export function closestGatewayName(name: string, pluginIds: readonly string[] = []): string {
+  let best = '';
+  let bestDistance = Infinity;
+  for (const candidate of candidates(name, pluginIds)) {
+    const distance = levenshtein(name, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+/**
+ * One warning per `GATEWAY_*` variable that configures nothing, with the closest valid name.
+ * A variable a plugin reads its SVID from (actor_svid_env_var) is in use, whatever its name.
+ */
+export function unknownVariableWarnings(unknown: readonly string[], config: GatewayConfig): string[] {
+  const read = new Set(config.plugins.flatMap((p) => (p.params.actor.mode === 'gate_svid' && p.params.actor.source === 'env' ? [p.params.actor.envVar] : [])));
+  const ids = config.plugins.map((p) => p.id);
+  return unknown.filter((name) => !read.has(name)).map((name) => `${name} configures nothing (no such gateway setting); did you mean ${closestGatewayName(name, ids)}? Every setting is in docs/gateway.md`);
+}

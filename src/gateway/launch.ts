@@ -1,0 +1,35 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config/gateway-config.ts';
+import { startGateway, type RunningGateway } from './proxy/proxy-server.ts';
+import { buildPlugins } from './build-plugins.ts';
+import { checkPluginClients } from './startup-check.ts';
+import { explainListenError } from '../config/ports.ts';
+
+/**
+ * Starts a configured gateway: checks each plugin's client at the service first (a refused
+ * client stops here, before anything listens), then listens; a port that is taken is named
+ * by its setting (GATEWAY_PORT, GATEWAY_ADMIN_PORT, or the file's key).
+ */
+export async function launchGateway(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
+  const readiness = await checkPluginClients(config, log);
+  try {
+    const plugins = await buildPlugins(config);
+    const gateway = await startGateway(config, plugins, log, { readiness: readiness.status }).catch(async (error: unknown) => {
+      await Promise.all(plugins.map((p) => p.close?.()));
+      throw explainListenError(error, [
+        { setting: config.keys.port, host: config.host, port: config.port },
+        { setting: config.keys.adminPort, host: config.host, port: config.adminPort },
+      ]);
+    });
+    return {
+      ...gateway,
+      async close() {
+        readiness.stop();
+        await gateway.close();
+      },
+    };
+  } catch (error) {
+    readiness.stop();
+    throw error;
+  }
+}

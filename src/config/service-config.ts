@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { defaultDatabaseUrl, sqliteFile } from './data-dir.ts';
 
 /**
  * Every environment variable the service reads, with its default and the rule it must meet.
@@ -7,7 +8,9 @@ import { Ajv } from 'ajv';
 export const serviceVariables = {
   TESSERA_PORT: { default: '8080', rule: 'an integer from 0 to 65535', pattern: '^(0|[1-9][0-9]{0,4})$' },
   TESSERA_HOST: { default: '127.0.0.1', rule: 'a host name or IP address to listen on (IPv6 without brackets)', pattern: '^[A-Za-z0-9.:-]{1,253}$' },
-  TESSERA_DATABASE: { default: 'sqlite:./data/tessera.db', rule: 'sqlite:PATH, sqlite::memory: or a postgres:// URL', pattern: '^(sqlite:.+|postgres(ql)?://.+)$' },
+  // Its default depends on TESSERA_DATA_DIR (data-dir.ts), so it is computed, not written here.
+  TESSERA_DATABASE: { default: undefined, rule: 'sqlite:PATH, sqlite::memory: or a postgres:// URL', pattern: '^(sqlite:.+|postgres(ql)?://.+)$' },
+  TESSERA_DATA_DIR: { default: undefined, rule: 'a directory path', pattern: '^.{1,4096}$' },
   DATABASE_URL: { default: undefined, rule: 'a postgres:// or postgresql:// URL', pattern: '^postgres(ql)?://.+$' },
   TESSERA_ISSUER: { default: undefined, rule: 'an http(s) URL without query or fragment', pattern: '^https?://[^?#\\s]+$' },
   TESSERA_SECRET: { default: undefined, rule: 'at least 32 characters', pattern: '^.{32,}$' },
@@ -80,7 +83,7 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
     config: {
       port,
       host: read('TESSERA_HOST')!,
-      databaseUrl: values.DATABASE_URL ?? read('TESSERA_DATABASE')!,
+      databaseUrl: values.DATABASE_URL ?? absoluteSqlite(values.TESSERA_DATABASE ?? defaultDatabaseUrl(env)),
       issuer: values.TESSERA_ISSUER?.replace(/\/+$/, ''),
       secret: secret!,
       dev,
@@ -90,4 +93,13 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
     },
     warnings,
   };
+}
+
+/**
+ * A relative `sqlite:PATH` is resolved once, against the directory the command started in,
+ * so the path printed at start-up is the file actually opened.
+ */
+function absoluteSqlite(url: string): string {
+  const file = sqliteFile(url);
+  return file === undefined ? url : `sqlite:${file}`;
 }

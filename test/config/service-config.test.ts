@@ -1,18 +1,28 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ConfigError, loadServiceConfig, serviceVariables } from '../../src/config/service-config.ts';
 
 const SECRET = 's'.repeat(32);
 
 describe('Service configuration', () => {
   it('applies the documented defaults', () => {
-    const { config, warnings } = loadServiceConfig({ TESSERA_SECRET: SECRET });
+    const { config, warnings } = loadServiceConfig({ TESSERA_SECRET: SECRET, HOME: '/home/ada' });
     assert.deepEqual(config, {
-      port: 8080, host: '127.0.0.1', databaseUrl: 'sqlite:./data/tessera.db', issuer: undefined, secret: SECRET,
+      port: 8080, host: '127.0.0.1', databaseUrl: 'sqlite:/home/ada/.local/share/tessera/tessera.db', issuer: undefined, secret: SECRET,
       dev: false, logLevel: 'info', bodyLimit: 65536, databasePoolSize: 10,
     });
     assert.deepEqual(warnings, []);
+  });
+
+  it('keeps the default database in one place whatever the working directory', () => {
+    const url = (env: Record<string, string>) => loadServiceConfig({ TESSERA_SECRET: SECRET, HOME: '/home/ada', ...env }).config.databaseUrl;
+    assert.equal(url({ XDG_DATA_HOME: '/xdg' }), 'sqlite:/xdg/tessera/tessera.db');
+    assert.equal(url({ XDG_DATA_HOME: 'relative/xdg' }), 'sqlite:/home/ada/.local/share/tessera/tessera.db', 'a relative XDG_DATA_HOME is ignored, as its specification says');
+    assert.equal(url({ XDG_DATA_HOME: '/xdg', TESSERA_DATA_DIR: '/srv/tessera' }), 'sqlite:/srv/tessera/tessera.db');
+    assert.equal(url({ TESSERA_DATABASE: 'sqlite:db/t.db' }), `sqlite:${resolve('db/t.db')}`, 'a relative path is made absolute once, so the printed path is the file opened');
+    assert.equal(url({ TESSERA_DATABASE: 'sqlite::memory:' }), 'sqlite::memory:');
   });
 
   it('lets DATABASE_URL win over TESSERA_DATABASE and trims the issuer', () => {

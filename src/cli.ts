@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from './commands/command.ts';
 
 interface CommandEntry {
@@ -16,14 +17,31 @@ const commands: readonly CommandEntry[] = [
   { name: 'demo', summary: 'run the demo stack on the embedded database (what "npm start" runs)', load: async () => (await import('./commands/demo.ts')).demoCommand },
 ];
 
+const list = (entries: readonly CommandEntry[]) => entries.map((c) => `  ${c.name.padEnd(18)} ${c.summary}`).join('\n');
+
 const overview = `Usage: tessera <command> [options]
 
 Commands:
-${commands.map((c) => `  ${c.name.padEnd(18)} ${c.summary}`).join('\n')}
+${list(commands)}
 
-Run "tessera <command> --help" for a command's options.
+Options:
+  -h, --help      this overview; after a command, that command's options and variables
+  -v, --version   the version of Tessera
+
+Run "tessera <command> --help" for a command's options and environment variables.
 Inside the repository: npm run --silent tessera -- <command>
 `;
+
+/** The help of a group of subcommands, such as `tessera admin --help`. */
+function groupHelp(group: string): string | undefined {
+  const members = commands.filter((c) => c.name.startsWith(`${group} `));
+  if (members.length === 0) return undefined;
+  return `Usage: tessera ${group} <command> [options]\n\nCommands:\n${list(members)}\n\nRun "tessera ${group} <command> --help" for a command's options and environment variables.\n`;
+}
+
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 /** Finds the longest command name that prefixes the arguments (`admin create-org` takes two words). */
 function findCommand(args: string[]): { entry: CommandEntry; rest: string[] } | undefined {
@@ -39,7 +57,19 @@ async function main(args: string[]): Promise<number> {
     process.stdout.write(overview);
     return 0;
   }
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+    process.stdout.write(`tessera ${version()}\n`);
+    return 0;
+  }
   const found = findCommand(args);
+  const group = found ? undefined : groupHelp(args[0]!);
+  if (group !== undefined) {
+    // `tessera admin --help` asks for the group; `tessera admin` alone is a usage mistake.
+    const asked = args.length === 2 && ['--help', '-h'].includes(args[1]!);
+    const complaint = args.length === 1 ? `"${args[0]}" needs a command` : `unknown command "${args.join(' ')}"`;
+    (asked ? process.stdout : process.stderr).write(asked ? group : `tessera: ${complaint}\n\n${group}`);
+    return asked ? 0 : 2;
+  }
   if (!found) {
     process.stderr.write(`tessera: unknown command "${args.join(' ')}"\n\n${overview}`);
     return 2;

@@ -39,3 +39,11 @@ export function closeOnSignals(close: () => Promise<void>): void {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
+
+/** The database variables every command that opens the database reads (docs/configuration.md). */
+export const DATABASE_ENVIRONMENT = `  DATABASE_URL                postgres://… (wins over TESSERA_DATABASE; for several replicas)
+  TESSERA_DATABASE            sqlite:PATH, sqlite::memory: or postgres://…
+                              (default sqlite:$TESSERA_DATA_DIR/tessera.db)
+  TESSERA_DATA_DIR            where the default database lives (default
+                              $XDG_DATA_HOME/tessera, else ~/.local/share/tessera)
+  TESSERA_DATABASE_POOL_SIZE  most PostgreSQL connections (default 10)`;

@@ -1,19 +1,25 @@
 import { loadServiceConfig } from '../config/service-config.ts';
 import { openStore } from '../store/open-store.ts';
 import { createOrganization } from '../organizations/create-organization.ts';
-import { parseOptions, UsageError, type Command } from './command.ts';
+import { describe } from '../store/open-store.ts';
+import { DATABASE_ENVIRONMENT, parseOptions, UsageError, type Command } from './command.ts';
 
 export const createOrgCommand: Command = {
   name: 'admin create-org',
   help: `Usage: tessera admin create-org --name NAME [--json]
 
-Creates an organisation in the database the service uses (DATABASE_URL or
-TESSERA_DATABASE, as for "tessera service") and prints its id and its first admin
-API key. The key is shown only now: Tessera stores only its hash.
+Creates an organisation in the database the service uses (the same variables as
+"tessera service") and prints its id and its first admin API key. The key is shown
+only now: Tessera stores only its hash.
 
 Options:
-  --name NAME   organisation name, unique, 1 to 100 characters
-  --json        print {"org_id": …, "api_key": …} for scripts
+  --name NAME                 organisation name, unique, 1 to 100 characters
+  --json                      print {"org_id": …, "api_key": …} for scripts
+  -h, --help                  this text
+
+Environment:
+${DATABASE_ENVIRONMENT}
+  TESSERA_SECRET              not needed: without it the command runs as with TESSERA_DEV=1
 `,
   async run(args) {
     const options = parseOptions('admin create-org', args, { name: { type: 'string' }, json: { type: 'boolean' } });
@@ -27,7 +33,7 @@ Options:
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ org_id: org.id, api_key: apiKey })}\n`);
       } else {
-        process.stdout.write(`Created organisation "${org.name}"\n  org id:    ${org.id}\n  admin key: ${apiKey}\n\nThe key is shown only now. Send both on every call:\n  -H 'Service-OrgID: ${org.id}' -H 'Service-API-Key: ${apiKey}'\n`);
+        process.stdout.write(`Created organisation "${org.name}"\n  org id:    ${org.id}\n  admin key: ${apiKey}\n  database:  ${describe(config.databaseUrl)}\n\nThe key is shown only now. Send both on every call:\n  -H 'Service-OrgID: ${org.id}' -H 'Service-API-Key: ${apiKey}'\n`);
       }
     } finally {
       await store.close();

@@ -1,28 +1,38 @@
 import { loadServiceConfig } from '../config/service-config.ts';
+import { assertPortsFree, explainListenError } from '../config/ports.ts';
 import { startService } from '../service.ts';
-import { createOrganization, replaceAdminKey } from '../organizations/create-organization.ts';
 import { describe } from '../store/open-store.ts';
-import { newId } from '../crypto/ids.ts';
-import type { Store } from '../store/store.ts';
-import { closeOnSignals, parseOptions, type Command } from './command.ts';
+import { closeOnSignals, DATABASE_ENVIRONMENT, parseOptions, type Command } from './command.ts';
 import { startEchoUpstream } from '../demo/echo-upstream.ts';
-import { prepareDemoDelegation, startDemoGateway } from '../demo/demo-gateway.ts';
-
-const DEMO_ORG = 'demo';
-const DEMO_KEY = 'npm-start';
-const DEMO_PERSON = 'ada@example.com';
+import { demoGatewayPorts, prepareDemoDelegation, startDemoGateway } from '../demo/demo-gateway.ts';
+import { demoStatePath, readDemoState, runningDemo, writeDemoState } from '../demo/demo-state.ts';
+import { ensureDemoOrganization, DEMO_ORG } from '../demo/demo-organization.ts';
 
 export const demoCommand: Command = {
   name: 'demo',
   help: `Usage: tessera demo        (npm start)
 
-Starts the service in development mode on the embedded SQLite database
-(./data/tessera.db), creates the organisation "${DEMO_ORG}" with one person on the first run
-(and finds them again on later runs), issues a fresh admin key, and starts the gateway
-(GATEWAY_PORT, default 8000; admin GATEWAY_ADMIN_PORT, 8001) with one token-exchange
-plugin in front of an echo upstream. Prints a curl for the API and one through the
-gateway that shows the delegated token the upstream received. Every variable of "tessera service" still applies; the demo
-only changes these defaults: TESSERA_DEV=1, TESSERA_LOG_LEVEL=warn.
+Starts the service in development mode on the embedded SQLite database, the
+organisation "${DEMO_ORG}" with one person, and the gateway with one token-exchange
+plugin in front of an echo upstream, and prints a curl for the API and one through
+the gateway that shows the delegated token the upstream received.
+
+Every start reuses the organisation, its admin key and the gateway's client secret
+(kept, mode 0600, in a file beside the database: <database>.demo.json), so running it
+again never breaks a demo that still runs. It checks that every port is free before it
+changes anything, and says so when a demo of the same database is already running.
+
+Options:
+  -h, --help                  this text
+
+Environment (every variable of "tessera service" applies):
+  TESSERA_PORT                service port (default 8080)
+  GATEWAY_PORT                gateway port (default 8000)
+  GATEWAY_ADMIN_PORT          gateway admin port: /healthz, /readyz, /metrics (default 8001)
+  GATEWAY_LOG_LEVEL           the gateway's log level (default warn)
+${DATABASE_ENVIRONMENT}
+  TESSERA_DEV                 default 1 for the demo
+  TESSERA_LOG_LEVEL           default warn for the demo
 `,
   async run(args) {
     const options = parseOptions('demo', args, {});
@@ -30,61 +40,78 @@ only changes these defaults: TESSERA_DEV=1, TESSERA_LOG_LEVEL=warn.
     // An empty variable counts as unset, so it must not erase the demo's defaults either.
     const given = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ''));
     const { config, warnings } = loadServiceConfig({ TESSERA_DEV: '1', TESSERA_LOG_LEVEL: 'warn', ...given });
-    const service = await startService(config);
-    const { orgId, apiKey, created, personId } = await ensureDemoOrganization(service.store);
-    const { client, personToken } = await prepareDemoDelegation(service, orgId, apiKey, personId);
-    const echo = await startEchoUpstream();
-    const gateway = await startDemoGateway(service.url, echo.url, client);
-    closeOnSignals(async () => {
-      await gateway.close();
-      await echo.close();
-      await service.close();
+    const gatewayPorts = demoGatewayPorts(given);
+    const statePath = demoStatePath(config.databaseUrl, given);
+    const kept = readDemoState(statePath);
+    const running = await runningDemo(kept);
+    if (running) {
+      throw new Error(`a demo of this database is already running (process ${running.pid}): service ${running.serviceUrl}, gateway ${running.gatewayUrl}. `
+        + `The commands it printed still work. Stop it first (Ctrl+C in its terminal, or kill ${running.pid}), or give this one another database (TESSERA_DATA_DIR or TESSERA_DATABASE).`);
+    }
+    // Before anything is written: a busy port must leave the database and the credentials as they were.
+    const ports = [
+      { setting: 'TESSERA_PORT', host: config.host, port: config.port },
+      { setting: gatewayPorts.keys.port, host: gatewayPorts.host, port: gatewayPorts.port },
+      { setting: gatewayPorts.keys.adminPort, host: gatewayPorts.host, port: gatewayPorts.adminPort },
+    ];
+    await assertPortsFree(ports);
+    const service = await startService(config).catch((error: unknown) => {
+      throw explainListenError(error, ports);
     });
-    const curl = `curl -s ${service.url}/persons -H 'Service-OrgID: ${orgId}' -H 'Service-API-Key: ${apiKey}'`;
-    const delegated = `curl -s ${gateway.url}/orders/42 -H 'Authorization: Bearer ${personToken}'`;
-    process.stdout.write(
-      [
-        '',
-        'Tessera demo is running',
-        `  service       ${service.url}  (API reference: ${service.url}/openapi.json, health: ${service.url}/healthz)`,
-        `  database      ${describe(config.databaseUrl)}`,
-        `  organisation  "${DEMO_ORG}" ${orgId}${created ? ' (created now)' : ' (from an earlier run)'}`,
-        `  admin key     ${apiKey}`,
-        '                (shown once; each start issues a new one and revokes the previous)',
-        ...warnings.map((w) => `  warning       ${w}`),
-        '',
-        `  gateway       ${gateway.url}  (admin: ${gateway.adminUrl}/healthz) → echo upstream ${echo.url}`,
-        '',
-        'List the persons of the demo organisation:',
-        `  ${curl}`,
-        '',
-        "Call the upstream through the gateway as ada (a person JWT); the echo shows what arrived:",
-        'the delegated token, with the gateway\'s client in its act claim, and not ada\'s own token.',
-        `  ${delegated}`,
-        '',
-        'Press Ctrl+C to stop.',
-        '',
-      ].join('\n'),
-    );
+    const echo = await startEchoUpstream();
+    let gatewayStarted = false;
+    try {
+      const { orgId, apiKey, created, personId } = await ensureDemoOrganization(service, kept);
+      const { client, personToken } = await prepareDemoDelegation(service, orgId, apiKey, personId, kept?.client);
+      writeDemoState(statePath, { orgId, adminKey: apiKey, client });
+      const gateway = await startDemoGateway(given, service.url, echo.url, client);
+      gatewayStarted = true;
+      writeDemoState(statePath, { orgId, adminKey: apiKey, client, running: { pid: process.pid, serviceUrl: service.url, gatewayUrl: gateway.url } });
+      closeOnSignals(async () => {
+        writeDemoState(statePath, { orgId, adminKey: apiKey, client });
+        await gateway.close();
+        await echo.close();
+        await service.close();
+      });
+      printBanner({ serviceUrl: service.url, gatewayUrl: gateway.url, adminUrl: gateway.adminUrl, echoUrl: echo.url, database: describe(config.databaseUrl), statePath, orgId, apiKey, created, personToken, warnings });
+    } catch (error) {
+      if (!gatewayStarted) {
+        await echo.close();
+        await service.close();
+      }
+      throw error;
+    }
   },
 };
 
-async function ensureDemoOrganization(store: Store): Promise<{ orgId: string; apiKey: string; created: boolean; personId: string }> {
-  const existing = await store.getOrganizationByName(DEMO_ORG);
-  if (existing) {
-    const person = await store.findPersonByHandle(existing.id, { type: 'email_address', value: DEMO_PERSON });
-    if (!person) throw new Error(`the demo organisation has lost ${DEMO_PERSON}; delete ./data to start the demo afresh`);
-    return { orgId: existing.id, apiKey: await replaceAdminKey(store, existing.id, DEMO_KEY), created: false, personId: person.id };
-  }
-  const { org, apiKey } = await createOrganization(store, DEMO_ORG, DEMO_KEY);
-  const personId = newId('per');
-  await store.createPerson({
-    id: personId,
-    orgId: org.id,
-    handles: [{ type: 'email_address', value: DEMO_PERSON }],
-    roles: ['verifier'],
-    console: true,
-    createdAt: Date.now(),
-  });
-  return { orgId: org.id, apiKey, created: true, personId };
+function printBanner(d: {
+  serviceUrl: string; gatewayUrl: string; adminUrl: string; echoUrl: string; database: string; statePath: string | undefined;
+  orgId: string; apiKey: string; created: boolean; personToken: string; warnings: string[];
+}): void {
+  const curl = `curl -s ${d.serviceUrl}/persons -H 'Service-OrgID: ${d.orgId}' -H 'Service-API-Key: ${d.apiKey}'`;
+  const delegated = `curl -s ${d.gatewayUrl}/orders/42 -H 'Authorization: Bearer ${d.personToken}'`;
+  process.stdout.write(
+    [
+      '',
+      'Tessera demo is running',
+      `  service       ${d.serviceUrl}  (API reference: ${d.serviceUrl}/openapi.json, health: ${d.serviceUrl}/healthz)`,
+      `  database      ${d.database}`,
+      `  organisation  "${DEMO_ORG}" ${d.orgId}${d.created ? ' (created now)' : ' (from an earlier run)'}`,
+      `  admin key     ${d.apiKey}`,
+      d.statePath ? `                (kept in ${d.statePath}, mode 0600; the next start reuses it)` : '                (the database is in memory: the next start makes new ones)',
+      ...d.warnings.map((w) => `  warning       ${w}`),
+      '',
+      `  gateway       ${d.gatewayUrl}  (admin: ${d.adminUrl}/healthz, /readyz) → echo upstream ${d.echoUrl}`,
+      '',
+      'List the persons of the demo organisation:',
+      `  ${curl}`,
+      '',
+      'Call the upstream through the gateway as ada (a person JWT); the echo shows what arrived:',
+      'the delegated token, with the gateway\'s client in its act claim, and not ada\'s own token.',
+      `  ${delegated}`,
+      '',
+      'Press Ctrl+C to stop.',
+      '',
+    ].join('\n'),
+  );
 }

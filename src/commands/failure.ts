@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/service-config.ts';
+import { PortInUseError } from '../config/ports.ts';
 import { ConflictError, StorageUnavailableError } from '../store/store.ts';
 import { InvalidArgumentError } from '../organizations/create-organization.ts';
 import { GatewayConfigError } from '../gateway/config/config-error.ts';
@@ -17,7 +18,9 @@ export function describeFailure(error: unknown): { message: string; exitCode: 1 
 function explain(error: unknown): string {
   if (error instanceof ConflictError && error.subject === 'organization_name') return '--name: an organisation with this name already exists';
   if (error instanceof StorageUnavailableError) return `the database is unreachable (${(error.cause as Error)?.message ?? 'no detail'})`;
-  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return `${(error as Error).message}: the port is taken; set TESSERA_PORT to another`;
+  if (error instanceof PortInUseError) return error.message;
+  // A listener no command named (each names its own ports): say so rather than guess a variable.
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return `${(error as Error).message}: the port is taken by another process`;
   if (error instanceof Error) return error.message;
   return String(error);
 }

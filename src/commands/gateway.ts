@@ -1,32 +1,48 @@
 import { pino } from 'pino';
-import { loadGatewayConfig } from '../gateway/config/gateway-config.ts';
-import { startGateway } from '../gateway/proxy/proxy-server.ts';
-import { buildPlugins } from '../gateway/build-plugins.ts';
+import { loadGatewaySetup } from '../gateway/config/gateway-config.ts';
+import { gatewayStartupWarnings } from '../gateway/startup-warnings.ts';
+import { launchGateway } from '../gateway/launch.ts';
 import { closeOnSignals, parseOptions, type Command } from './command.ts';
 
 export const gatewayCommand: Command = {
   name: 'gateway',
   help: `Usage: tessera gateway [--config FILE]
 
-Runs the reverse proxy. Configured by GATEWAY_* environment variables, or by a YAML
-or JSON file with the same structure (--config); every key is in docs/gateway.md.
-The most used:
+Runs the reverse proxy. Configured by a YAML or JSON file (--config) and by GATEWAY_*
+environment variables with the same structure; a variable wins over the file's value.
+Every key is in docs/gateway.md.
 
+Options:
+  --config FILE                    YAML or JSON file; GATEWAY_* variables override it
+  -h, --help                       this text
+
+Environment (the most used):
   GATEWAY_PORT                     proxy port (default 8000)
-  GATEWAY_ADMIN_PORT               /healthz and /metrics (default 8001)
+  GATEWAY_ADMIN_PORT               /healthz, /readyz and /metrics (default 8001)
+  GATEWAY_HOST                     address to bind (default 127.0.0.1)
   GATEWAY_URLS_<i>_PATTERN         host[:port]/path, * as wildcard, first match wins
   GATEWAY_URLS_<i>_TARGET          upstream URL of that rule
   GATEWAY_DEFAULT_TARGET           upstream when no rule matches
   GATEWAY_PLUGINS_<N>_TYPE=token-exchange and GATEWAY_PLUGINS_<N>_PARAMETERS_<FIELD>
+  GATEWAY_LOG_LEVEL                fatal … trace, silent (default info)
 
-An invalid configuration stops start-up with one message naming the key.
+An invalid value, or an unknown key inside a known structure, stops start-up with one
+message naming the key. A GATEWAY_* variable that configures nothing is warned about,
+with the closest valid name. A plugin whose oauth_client_id/secret the service refuses
+stops start-up; a service that does not answer yet leaves /readyz at 503 until it does.
 `,
   async run(args) {
     const options = parseOptions('gateway', args, { config: { type: 'string' } });
     if (options.help) return void process.stdout.write(gatewayCommand.help);
-    const config = loadGatewayConfig(options.config ? { file: options.config } : { env: process.env });
+    const { config, unknownVariables } = loadGatewaySetup({ env: process.env, ...(options.config ? { file: options.config } : {}) });
     const log = pino({ level: config.logLevel });
-    const gateway = await startGateway(config, await buildPlugins(config), log);
+    // Warnings go to the log and to stderr: a log level of error or a log shipped elsewhere
+    // must not hide from the operator at the terminal that a setting does nothing.
+    for (const warning of gatewayStartupWarnings(config, unknownVariables)) {
+      log.warn(warning);
+      process.stderr.write(`tessera gateway: warning: ${warning}\n`);
+    }
+    const gateway = await launchGateway(config, log);
     log.info({ url: gateway.url, admin: gateway.adminUrl, plugins: config.plugins.map((p) => p.id) }, 'tessera gateway started');
     closeOnSignals(() => gateway.close());
   },

@@ -2,7 +2,7 @@ import { loadServiceConfig } from '../config/service-config.ts';
 import { openStore } from '../store/open-store.ts';
 import { KeyRing } from '../oauth/keys/key-ring.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
-import { parseOptions, type Command } from './command.ts';
+import { DATABASE_ENVIRONMENT, parseOptions, type Command } from './command.ts';
 
 export const rotateKeysCommand: Command = {
   name: 'admin rotate-keys',
@@ -12,6 +12,14 @@ Generates a new signing key (ES256), makes it the one new tokens are signed with
 retires the current one. The retired key stays in the JWKS, so tokens it signed keep
 verifying until they expire (at most ${MAX_TOKEN_LIFETIME_SECONDS / 3600} h). Running replicas switch to the new key
 within 30 seconds. Uses the same database and TESSERA_SECRET as "tessera service".
+
+Options:
+  -h, --help                  this text
+
+Environment:
+${DATABASE_ENVIRONMENT}
+  TESSERA_SECRET              the service's key-encryption secret (required unless TESSERA_DEV=1)
+  TESSERA_DEV=1               development mode: the fixed development secret
 `,
   async run(args) {
     const options = parseOptions('admin rotate-keys', args, {});

@@ -1,28 +1,38 @@
 import { loadServiceConfig } from '../config/service-config.ts';
+import { explainListenError } from '../config/ports.ts';
+import { describe } from '../store/open-store.ts';
 import { startService } from '../service.ts';
-import { closeOnSignals, parseOptions, type Command } from './command.ts';
+import { closeOnSignals, DATABASE_ENVIRONMENT, parseOptions, type Command } from './command.ts';
 
 export const serviceCommand: Command = {
   name: 'service',
   help: `Usage: tessera service
 
 Runs the identity service. Configured by environment variables only; every one is
-listed with its default in docs/configuration.md. The most used:
+listed with its default and rule in docs/configuration.md.
 
-  TESSERA_PORT       port to listen on (default 8080)
-  TESSERA_HOST       address to bind (default 127.0.0.1)
-  TESSERA_DATABASE   sqlite:PATH or sqlite::memory: (default sqlite:./data/tessera.db)
-  DATABASE_URL       postgres://… (wins over TESSERA_DATABASE; for several replicas)
-  TESSERA_SECRET     key-encryption secret, 32+ characters (required unless TESSERA_DEV=1)
-  TESSERA_DEV=1      development mode: fixed secret, loopback http JWKS URLs allowed
+Options:
+  -h, --help                  this text
+
+Environment:
+  TESSERA_PORT                port to listen on (default 8080)
+  TESSERA_HOST                address to bind (default 127.0.0.1)
+${DATABASE_ENVIRONMENT}
+  TESSERA_ISSUER              public base URL (default http://<host>:<port>)
+  TESSERA_SECRET              key-encryption secret, 32+ characters (required unless TESSERA_DEV=1)
+  TESSERA_DEV=1               development mode: fixed secret, loopback http JWKS URLs allowed
+  TESSERA_LOG_LEVEL           fatal … trace, silent (default info)
+  TESSERA_BODY_LIMIT          largest request body in bytes (default 65536)
 `,
   async run(args) {
     const options = parseOptions('service', args, {});
     if (options.help) return void process.stdout.write(serviceCommand.help);
     const { config, warnings } = loadServiceConfig();
-    const service = await startService(config);
+    const service = await startService(config).catch((error: unknown) => {
+      throw explainListenError(error, [{ setting: 'TESSERA_PORT', host: config.host, port: config.port }]);
+    });
     for (const warning of warnings) service.app.log.warn(warning);
-    service.app.log.info({ url: service.url, issuer: service.issuer, database: service.store.dialect }, 'tessera service started');
+    service.app.log.info({ url: service.url, issuer: service.issuer, database: describe(config.databaseUrl) }, 'tessera service started');
     closeOnSignals(() => service.close());
   },
 };

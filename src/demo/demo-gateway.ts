@@ -1,8 +1,8 @@
 import { pino } from 'pino';
-import { readGatewayConfig } from '../gateway/config/gateway-config.ts';
-import { fileKey } from '../gateway/config/config-error.ts';
-import { startGateway, type RunningGateway } from '../gateway/proxy/proxy-server.ts';
-import { buildPlugins } from '../gateway/build-plugins.ts';
+import { readGatewayConfig, type GatewayConfig } from '../gateway/config/gateway-config.ts';
+import { envKey } from '../gateway/config/config-error.ts';
+import { launchGateway } from '../gateway/launch.ts';
+import type { RunningGateway } from '../gateway/proxy/proxy-server.ts';
 import type { RunningService } from '../service.ts';
 
 const CLIENT_NAME = 'demo-gateway';
@@ -11,8 +11,31 @@ interface Api {
   (method: string, path: string, body?: unknown): Promise<any>;
 }
 
-/** The demo's gateway client (created once, its secret renewed on every start) and a person JWT. */
-export async function prepareDemoDelegation(service: RunningService, orgId: string, apiKey: string, personId: string) {
+/**
+ * The demo's gateway ports, read (and checked) before anything starts. Named by their
+ * variables, since that is where the demo takes them from.
+ */
+export function demoGatewayPorts(env: Record<string, string | undefined>): Pick<GatewayConfig, 'port' | 'adminPort' | 'host' | 'keys'> {
+  return readGatewayConfig({ port: env.GATEWAY_PORT ?? 8000, admin_port: env.GATEWAY_ADMIN_PORT ?? 8001 }, envKey);
+}
+
+/** Whether the service still accepts this client's secret (a client_credentials request). */
+async function secretWorks(serviceUrl: string, client: { id: string; secret: string }): Promise<boolean> {
+  const response = await fetch(`${serviceUrl}/oauth2/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}` },
+    body: 'grant_type=client_credentials',
+  });
+  await response.body?.cancel();
+  return response.ok;
+}
+
+/**
+ * The demo's gateway client and a person JWT. The client is created once; its secret is
+ * renewed only when the one kept from an earlier start no longer works, so a demo that still
+ * runs keeps working. The JWT is new on every start and takes nothing from an earlier one.
+ */
+export async function prepareDemoDelegation(service: RunningService, orgId: string, apiKey: string, personId: string, kept?: { id: string; secret: string }) {
   const api: Api = async (method, path, body) => {
     const response = await fetch(`${service.url}${path}`, {
       method, headers: { 'service-orgid': orgId, 'service-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
@@ -21,19 +44,22 @@ export async function prepareDemoDelegation(service: RunningService, orgId: stri
     return ((await response.json()) as { result: unknown }).result;
   };
   const existing = ((await api('GET', '/oauth2/clients?limit=100')) as { client_id: string; client_name: string }[]).find((c) => c.client_name === CLIENT_NAME);
-  const client = existing
-    ? { id: existing.client_id, secret: ((await api('POST', `/oauth2/clients/${existing.client_id}/secret`)) as { client_secret: string }).client_secret }
-    : await api('POST', '/oauth2/clients', { client_name: CLIENT_NAME, grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'], scopes: ['orders:read'] })
-        .then((c: { client_id: string; client_secret: string }) => ({ id: c.client_id, secret: c.client_secret }));
+  let client: { id: string; secret: string };
+  if (existing && kept?.id === existing.client_id && (await secretWorks(service.url, kept))) client = kept;
+  else if (existing) client = { id: existing.client_id, secret: ((await api('POST', `/oauth2/clients/${existing.client_id}/secret`)) as { client_secret: string }).client_secret };
+  else {
+    client = await api('POST', '/oauth2/clients', { client_name: CLIENT_NAME, grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'], scopes: ['orders:read'] })
+      .then((c: { client_id: string; client_secret: string }) => ({ id: c.client_id, secret: c.client_secret }));
+  }
   const { token } = (await api('POST', `/persons/${personId}/mint-token`, { scope: 'orders:read', expires_in: 3600 })) as { token: string };
   return { client, personToken: token };
 }
 
 /** One token-exchange plugin in oauth_client mode in front of the echo upstream. */
-export async function startDemoGateway(serviceUrl: string, upstreamUrl: string, client: { id: string; secret: string }): Promise<RunningGateway> {
+export async function startDemoGateway(env: Record<string, string | undefined>, serviceUrl: string, upstreamUrl: string, client: { id: string; secret: string }): Promise<RunningGateway> {
   const config = readGatewayConfig({
-    port: process.env.GATEWAY_PORT ?? 8000,
-    admin_port: process.env.GATEWAY_ADMIN_PORT ?? 8001,
+    port: env.GATEWAY_PORT ?? 8000,
+    admin_port: env.GATEWAY_ADMIN_PORT ?? 8001,
     default_target: upstreamUrl,
     plugins: [{
       type: 'token-exchange', id: 'demo-exchange',
@@ -42,6 +68,6 @@ export async function startDemoGateway(serviceUrl: string, upstreamUrl: string, 
         oauth_client_id: client.id, oauth_client_secret: client.secret, requested_token_type: 'urn:ietf:params:oauth:token-type:jwt',
       },
     }],
-  }, fileKey);
-  return startGateway(config, await buildPlugins(config), pino({ level: process.env.GATEWAY_LOG_LEVEL ?? 'warn' }));
+  }, envKey);
+  return launchGateway(config, pino({ level: env.GATEWAY_LOG_LEVEL ?? 'warn' }));
 }

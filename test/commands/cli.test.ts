@@ -1,15 +1,33 @@
-import { describe, it } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { exited, runCli, spawnCli, waitForOutput } from '../helpers/cli.ts';
 import { loadServiceConfig } from '../../src/config/service-config.ts';
 import { startService } from '../../src/service.ts';
 
-const database = () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-cli-')), 'tessera.db')}`;
+const directories: string[] = [];
+const directory = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
+  directories.push(dir);
+  return dir;
+};
+const database = () => `sqlite:${join(directory(), 'tessera.db')}`;
+
+/** A port another process holds for the length of a test. */
+async function busyPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as { port: number }).port, server };
+}
 
 describe('tessera CLI', () => {
+  after(() => {
+    for (const dir of directories) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('creates an organisation whose printed key works against the service', async () => {
     const TESSERA_DATABASE = database();
     const created = await runCli(['admin', 'create-org', '--name', 'Acme', '--json'], { TESSERA_DATABASE });
@@ -49,12 +67,74 @@ describe('tessera CLI', () => {
     assert.match(blank.stderr, /--name: must be 1 to 100 characters/);
   });
 
-  it('has --help on every command', async () => {
-    for (const args of [['--help'], ['service', '--help'], ['gateway', '--help'], ['admin', 'create-org', '--help'], ['admin', 'rotate-keys', '--help'], ['demo', '--help']]) {
+  it('has --help on every command and group, with options and environment variables', async () => {
+    for (const args of [['--help'], ['-h'], ['admin', '--help']]) {
       const result = await runCli(args);
       assert.equal(result.code, 0, args.join(' '));
       assert.match(result.stdout, /^Usage: tessera/);
     }
+    assert.match((await runCli(['admin', '--help'])).stdout, /admin create-org .*\n.*admin rotate-keys/);
+    for (const command of [['service'], ['gateway'], ['admin', 'create-org'], ['admin', 'rotate-keys'], ['demo']]) {
+      const result = await runCli([...command, '--help']);
+      assert.equal(result.code, 0, command.join(' '));
+      assert.match(result.stdout, new RegExp(`^Usage: tessera ${command.join(' ')}`));
+      assert.match(result.stdout, /\nOptions:\n(.*\n)*  -h, --help/, `${command.join(' ')} lists its options`);
+      assert.match(result.stdout, /\nEnvironment.*:\n {2}[A-Z_]+/, `${command.join(' ')} lists its environment variables`);
+    }
+    const bare = await runCli(['admin']);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /"admin" needs a command/);
+  });
+
+  it('prints the version of package.json with --version and -v', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const result = await runCli([flag]);
+      assert.equal(result.code, 0);
+      assert.equal(result.stdout, `tessera ${version}\n`);
+    }
+  });
+
+  it('keeps the default database in TESSERA_DATA_DIR and prints where it wrote', async () => {
+    const data = directory();
+    const result = await runCli(['admin', 'create-org', '--name', 'Placed'], { TESSERA_DATA_DIR: data });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`database: +sqlite:${data}/tessera.db\n`));
+    assert.ok(existsSync(join(data, 'tessera.db')));
+    const home = directory();
+    const xdg = await runCli(['admin', 'create-org', '--name', 'Placed'], { HOME: home });
+    assert.equal(xdg.code, 0, xdg.stderr);
+    assert.ok(existsSync(join(home, '.local', 'share', 'tessera', 'tessera.db')), 'without TESSERA_DATA_DIR or XDG_DATA_HOME: ~/.local/share/tessera');
+  });
+
+  it('names the variable and port that is taken, for the service and for each gateway port', async () => {
+    const { port, server } = await busyPort();
+    try {
+      const service = await runCli(['service'], { TESSERA_PORT: String(port), TESSERA_DEV: '1', TESSERA_DATABASE: 'sqlite::memory:', TESSERA_LOG_LEVEL: 'silent' });
+      assert.equal(service.code, 1);
+      assert.match(service.stderr, new RegExp(`TESSERA_PORT: port ${port} on 127.0.0.1 is taken by another process; set TESSERA_PORT to another port`));
+      for (const variable of ['GATEWAY_PORT', 'GATEWAY_ADMIN_PORT']) {
+        const env = { GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', GATEWAY_DEFAULT_TARGET: 'http://127.0.0.1:9', GATEWAY_LOG_LEVEL: 'silent', [variable]: String(port) };
+        const gateway = await runCli(['gateway'], env);
+        assert.equal(gateway.code, 1, variable);
+        assert.match(gateway.stderr, new RegExp(`${variable}: port ${port} on 127.0.0.1 is taken`));
+      }
+    } finally {
+      server.close();
+    }
+  });
+
+  it('warns on stderr about gateway variables that configure nothing, and about what an empty gateway does', async () => {
+    const child = spawnCli(['gateway'], { GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE: 'oauth_client' });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const stdout = await waitForOutput(child, 'tessera gateway started');
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+    assert.match(stderr, /warning: GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE configures nothing .*did you mean GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE\?/);
+    assert.match(stderr, /warning: no URL rule .*every request will be answered 404/);
+    assert.match(stderr, /warning: no plugins .*without exchanging tokens/);
+    assert.match(stdout, /"level":40,.*GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE configures nothing/, 'and in the log at warn level');
   });
 
   it('refuses to start the gateway on bad configuration, naming the key', async () => {

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { dataDirectory, sqliteFile } from '../config/data-dir.ts';
+import { describe } from '../store/open-store.ts';
+
+/**
+ * What one demo start leaves for the next: the credentials it printed (so the next start
+ * reuses them instead of rotating them under a demo that still runs) and, while it runs,
+ * where it runs. It holds secrets, so it is written with mode 0600 and never logged.
+ */
+export interface DemoState {
+  orgId: string;
+  adminKey: string;
+  client?: { id: string; secret: string };
+  running?: { pid: number; serviceUrl: string; gatewayUrl: string };
+}
+
+/**
+ * Beside the SQLite file (as its -wal and -shm files are); for PostgreSQL, in the data
+ * directory under a name of that database; none for a database in memory, which no later
+ * start can see.
+ */
+export function demoStatePath(databaseUrl: string, env: Record<string, string | undefined>): string | undefined {
+  if (databaseUrl === 'sqlite::memory:') return undefined;
+  const file = sqliteFile(databaseUrl);
+  if (file !== undefined) return `${file}.demo.json`;
+  const name = createHash('sha256').update(describe(databaseUrl)).digest('hex').slice(0, 12);
+  return join(dataDirectory(env), `demo-${name}.json`);
+}
+
+export function readDemoState(path: string | undefined): DemoState | undefined {
+  if (path === undefined) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(path, 'utf8')) as DemoState;
+    return typeof state.orgId === 'string' && typeof state.adminKey === 'string' ? state : undefined;
+  } catch {
+    return undefined; // none yet, or unreadable: the demo then issues new credentials
+  }
+}
+
+/** Written whole to a 0600 file beside it, then renamed over the old one: never half a file. */
+export function writeDemoState(path: string | undefined, state: DemoState): void {
+  if (path === undefined) return;
+  mkdirSync(dirname(path), { recursive: true });
+  const next = `${path}.${process.pid}.tmp`;
+  writeFileSync(next, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(next, 0o600); // the mode of writeFileSync is masked by the umask
+  renameSync(next, path);
+}
+
+/**
+ * The demo recorded as running, if it still is: its process exists and its service answers
+ * (a process id alone could have been reused since a crash).
+ */
+export async function runningDemo(state: DemoState | undefined): Promise<DemoState['running']> {
+  const running = state?.running;
+  if (!running || running.pid === process.pid) return undefined;
+  try {
+    process.kill(running.pid, 0);
+  } catch (error) {
+    // EPERM: the process exists, under another user; whether it is a demo, its service says.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  try {
+    const answer = await fetch(`${running.serviceUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
+    return answer.ok ? running : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerClient, token, oauthPost, type ClientCredentials } from '../helpers/oauth.ts';
@@ -99,7 +99,8 @@ describe('Authorization server metadata, JWKS and key rotation', () => {
   });
 
   it('rotates across replicas: old tokens keep verifying, new ones carry the new key', async () => {
-    const file = `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-rotate-')), 'db.sqlite')}`;
+    const directory = mkdtempSync(join(tmpdir(), 'tessera-rotate-'));
+    const file = `sqlite:${join(directory, 'db.sqlite')}`;
     const shared = { name: 'sqlite' as const, fresh: async () => ({ url: file, drop: async () => {} }) };
     // Replicas behind one address share one issuer.
     const env = { TESSERA_ISSUER: 'https://id.example.test' };
@@ -125,6 +126,7 @@ describe('Authorization server metadata, JWKS and key rotation', () => {
     } finally {
       await b?.close();
       await a.close();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 });

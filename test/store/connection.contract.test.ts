@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../src/store/open-store.ts';
@@ -17,7 +20,8 @@ for (const backend of backends()) {
   describe(`Migrations on ${backend.name}`, () => {
     it('apply once and are idempotent on every later start', async () => {
       const database = await backend.fresh();
-      const url = backend.name === 'sqlite' ? `sqlite:${process.env.TMPDIR ?? '/tmp'}/tessera-migrate-${newId('t')}.db` : database.url;
+      const directory = mkdtempSync(join(tmpdir(), 'tessera-migrate-'));
+      const url = backend.name === 'sqlite' ? `sqlite:${join(directory, 'db.sqlite')}` : database.url;
       const first = await openStore(url);
       assert.deepEqual(first.migrated, [1, 2, 3]);
       const o = org();
@@ -28,6 +32,7 @@ for (const backend of backends()) {
       assert.deepEqual(await second.store.getOrganization(o.id), o, 'data survives a restart');
       await second.store.close();
       await database.drop();
+      rmSync(directory, { recursive: true, force: true });
     });
   });
 }

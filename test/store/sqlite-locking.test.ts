@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/open-store.ts';
@@ -10,7 +10,8 @@ import { organizationConfigDefaults } from '../../src/config/defaults.ts';
 
 describe('SQLite locked by another process', () => {
   it('answers writes as unavailable after a bounded wait, then recovers (regression: was a 500 after 5 s)', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'tessera-lock-')), 'db.sqlite');
+    const directory = mkdtempSync(join(tmpdir(), 'tessera-lock-'));
+    const file = join(directory, 'db.sqlite');
     const { store } = await openStore(`sqlite:${file}`);
     const other = new DatabaseSync(file);
     try {
@@ -27,6 +28,7 @@ describe('SQLite locked by another process', () => {
     } finally {
       other.close();
       await store.close();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 });

@@ -150,7 +150,8 @@ export const gatewayRows: SecurityRow[] = [
     expect: '431 GATEWAY_HEADERS_TOO_LARGE; nothing forwarded',
     async check(s) {
       const many = Array.from({ length: 19 }, (_, i): [string, string] => [`X-H${i}`, 'v']);
-      await refused(s, () => get(s, s.limited.url, '/api/x', [bearer('abc'), ...many]), 431, 'GATEWAY_HEADERS_TOO_LARGE');
+      const response = await refused(s, () => get(s, s.limited.url, '/api/x', [bearer('abc'), ...many]), 431, 'GATEWAY_HEADERS_TOO_LARGE');
+      assert.match(response.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/, 'a parser refusal carries a request id too');
     },
   },
   {

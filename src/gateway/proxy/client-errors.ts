@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { answerOnSocket } from '../../http/socket-answer.ts';
 import { GatewayError, gatewayErrorBody, type GatewayErrorCode } from './gateway-error.ts';
@@ -11,11 +12,12 @@ const KNOWN: Record<string, [GatewayErrorCode, string]> = {
 
 /**
  * Requests Node's parser refuses never become requests; they are answered in the gateway's
- * envelope all the same, and the connection is closed (what follows cannot be framed).
+ * envelope all the same, with a request id of their own (the caller's could not be read),
+ * and the connection is closed (what follows cannot be framed).
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   answerOnSocket(socket, error, () => {
     const refusal = new GatewayError(...(KNOWN[error.code ?? ''] ?? ['GATEWAY_MALFORMED_REQUEST', 'the request is not valid HTTP/1.1']));
-    return { status: refusal.status, body: gatewayErrorBody(refusal) };
+    return { status: refusal.status, body: gatewayErrorBody(refusal), headers: { 'x-request-id': randomUUID() } };
   });
 }

@@ -7,9 +7,8 @@ import type { RunningService } from '../service.ts';
 
 const CLIENT_NAME = 'demo-gateway';
 
-interface Api {
-  (method: string, path: string, body?: unknown): Promise<any>;
-}
+/** An API call's `result`; each caller says what shape it expects there. */
+type Api = (method: string, path: string, body?: unknown) => Promise<unknown>;
 
 /**
  * The demo's gateway ports, read (and checked) before anything starts. Named by their
@@ -48,8 +47,8 @@ export async function prepareDemoDelegation(service: RunningService, orgId: stri
   if (existing && kept?.id === existing.client_id && (await secretWorks(service.url, kept))) client = kept;
   else if (existing) client = { id: existing.client_id, secret: ((await api('POST', `/oauth2/clients/${existing.client_id}/secret`)) as { client_secret: string }).client_secret };
   else {
-    client = await api('POST', '/oauth2/clients', { client_name: CLIENT_NAME, grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'], scopes: ['orders:read'] })
-      .then((c: { client_id: string; client_secret: string }) => ({ id: c.client_id, secret: c.client_secret }));
+    const created = (await api('POST', '/oauth2/clients', { client_name: CLIENT_NAME, grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'], scopes: ['orders:read'] })) as { client_id: string; client_secret: string };
+    client = { id: created.client_id, secret: created.client_secret };
   }
   const { token } = (await api('POST', `/persons/${personId}/mint-token`, { scope: 'orders:read', expires_in: 3600 })) as { token: string };
   return { client, personToken: token };

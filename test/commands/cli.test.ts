@@ -78,7 +78,7 @@ describe('tessera CLI', () => {
       const result = await runCli([...command, '--help']);
       assert.equal(result.code, 0, command.join(' '));
       assert.match(result.stdout, new RegExp(`^Usage: tessera ${command.join(' ')}`));
-      assert.match(result.stdout, /\nOptions:\n(.*\n)*  -h, --help/, `${command.join(' ')} lists its options`);
+      assert.match(result.stdout, /\nOptions:\n(.*\n)* {2}-h, --help/, `${command.join(' ')} lists its options`);
       assert.match(result.stdout, /\nEnvironment.*:\n {2}[A-Z_]+/, `${command.join(' ')} lists its environment variables`);
     }
     const bare = await runCli(['admin']);

@@ -137,7 +137,7 @@ describe('Gateway configuration', () => {
   });
 
   it('lists GATEWAY_* variables that configure nothing, with the closest valid name', () => {
-    const env = { ...base, [`GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE`]: 'oauth_client', GATEWAY_UPSTREM_TIMEOUT: '5s', GATEWAY_URLS_3_TARGT: 'http://x', GATEWAY_SVID: 'eyJ' };
+    const env = { ...base, 'GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE': 'oauth_client', GATEWAY_UPSTREM_TIMEOUT: '5s', GATEWAY_URLS_3_TARGT: 'http://x', GATEWAY_SVID: 'eyJ' };
     const { config, unknownVariables } = loadGatewaySetup({ env });
     assert.deepEqual(unknownVariables, ['GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE', 'GATEWAY_UPSTREM_TIMEOUT', 'GATEWAY_URLS_3_TARGT', 'GATEWAY_SVID']);
     const warnings = unknownVariableWarnings(unknownVariables, config);
@@ -147,7 +147,7 @@ describe('Gateway configuration', () => {
     assert.equal(warnings.length, 4);
     // A variable a plugin reads its SVID from is in use, whatever its name.
     const svid = { ...env, [`${P}ACTOR_MODE`]: 'gate_svid', [`${P}ACTOR_SVID_SOURCE`]: 'env', [`${P}ACTOR_SVID_ENV_VAR`]: 'GATEWAY_SVID' };
-    delete (svid as Record<string, string>)['GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE'];
+    delete (svid as Record<string, string>).GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE;
     const second = loadGatewaySetup({ env: svid });
     assert.ok(!unknownVariableWarnings(second.unknownVariables, second.config).some((w) => w.startsWith('GATEWAY_SVID ')));
   });

@@ -4,7 +4,7 @@ import { WORKLOAD_PROTO_OPTIONS, WORKLOAD_PROTO_PATH } from '../../src/gateway/p
 
 const serviceDefinition = (() => {
   const definition = grpc.loadPackageDefinition(protoLoader.loadSync(WORKLOAD_PROTO_PATH, WORKLOAD_PROTO_OPTIONS));
-  const service = (definition['SpiffeWorkloadAPI'] as grpc.GrpcObject)['SpiffeWorkloadAPI'] as grpc.ServiceClientConstructor;
+  const service = (definition.SpiffeWorkloadAPI as grpc.GrpcObject).SpiffeWorkloadAPI as grpc.ServiceClientConstructor;
   return service.service;
 })();
 

@@ -4,11 +4,11 @@ import { backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 const E164_RULE = /^body\.handles\[0\]\.value: must be an E\.164 phone number \(\+ then 7 to 15 digits, e\.g\. \+14155550100\)$/;
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const invisible = (codePoint: string) =>
-  new RegExp(`^body\\.handles\\[0\\]\\.value: ${escape(`must not contain control or format characters such as zero-width or bidirectional marks (found ${codePoint})`)}$`);
+  new RegExp(`^body\\.handles\\[0\\]\\.value: ${escapeRegExp(`must not contain control or format characters such as zero-width or bidirectional marks (found ${codePoint})`)}$`);
 const mixed = (where: string, scripts: string) =>
-  new RegExp(`^body\\.handles\\[0\\]\\.value: ${escape(`must not mix scripts within one label (${where} mixes ${scripts}; UTS #39 "Highly Restrictive")`)}$`);
+  new RegExp(`^body\\.handles\\[0\\]\\.value: ${escapeRegExp(`must not mix scripts within one label (${where} mixes ${scripts}; UTS #39 "Highly Restrictive")`)}$`);
 /** Unicode Cc and Cf characters that make two different addresses look alike. */
 const invisibleCharacters: [string, string][] = [
   ['a NUL', '\u0000'], ['a tab', '\t'], ['a zero-width space', '\u200b'], ['a zero-width non-joiner', '\u200c'],

@@ -7,7 +7,7 @@ import type { SecurityRow } from './rows.ts';
 const ON = 'header, on except /open/*';
 const gatewayOf = (s: SecurityStack) => s.gateways[ON].url;
 const bearer = (token: string): [string, string] => ['Authorization', `Bearer ${token}`];
-const get = (s: SecurityStack, url: string, path: string, headers: [string, string][]) => sendRaw(url, head('GET', path, [['Host', hostOf(url)], ...headers]));
+const get = (url: string, path: string, headers: [string, string][]) => sendRaw(url, head('GET', path, [['Host', hostOf(url)], ...headers]));
 const lastSeen = (s: SecurityStack) => s.upstream.requests.at(-1)!;
 
 /** The caller's request is refused with this status and code, and neither the upstream nor (optionally) the service heard of it. */
@@ -33,7 +33,7 @@ export const gatewayRows: SecurityRow[] = [
     expect: 'replaced by the gateway\'s own: the peer address, the Host asked for, http',
     async check(s) {
       const { token } = await s.person();
-      await get(s, gatewayOf(s), '/api/x', [bearer(token), ...SPOOFED]);
+      await get(gatewayOf(s), '/api/x', [bearer(token), ...SPOOFED]);
       const seen = lastSeen(s).headers;
       assert.deepEqual([seen['x-forwarded-for'], seen['x-forwarded-host'], seen['x-forwarded-proto'], seen['x-real-ip']], ['127.0.0.1', hostOf(gatewayOf(s)), 'http', '127.0.0.1']);
       assert.equal(seen.forwarded, `for=127.0.0.1;host="${hostOf(gatewayOf(s))}";proto=http`);
@@ -44,7 +44,7 @@ export const gatewayRows: SecurityRow[] = [
     expect: 'kept; the peer appended to X-Forwarded-For and Forwarded',
     async check(s) {
       const { token } = await s.person();
-      await get(s, s.trusting.url, '/api/x', [bearer(token), ...SPOOFED]);
+      await get(s.trusting.url, '/api/x', [bearer(token), ...SPOOFED]);
       const seen = lastSeen(s).headers;
       assert.deepEqual([seen['x-forwarded-for'], seen['x-forwarded-host'], seen['x-forwarded-proto'], seen['x-real-ip']], ['203.0.113.9, 127.0.0.1', 'admin.internal', 'https', '203.0.113.9']);
       assert.ok(seen.forwarded!.startsWith('for=203.0.113.9;host=admin.internal;proto=https, for=127.0.0.1'));
@@ -59,7 +59,7 @@ export const gatewayRows: SecurityRow[] = [
         ['X_Forwarded_For', '6.6.6.6'], ['X-Forwarded-Ssl', 'on'], ['X-Forwarded-Scheme', 'https'], ['X-Forwarded-Server', 'evil'],
         ['X-Forwarded-Client-Cert', 'By=spiffe://x;URI=spiffe://evil/admin'], ['X-Forwarded-Uri', '/admin'], ['X-Client-IP', '6.6.6.6'], ['True-Client-IP', '6.6.6.6'],
       ];
-      await get(s, gatewayOf(s), '/api/x', [bearer(token), ...extra]);
+      await get(gatewayOf(s), '/api/x', [bearer(token), ...extra]);
       const seen = lastSeen(s);
       for (const [name] of extra) assert.equal(seen.headers[name.toLowerCase()], undefined, name);
       assert.ok(!seen.rawHeaders.join('\n').includes('6.6.6.6') && !seen.rawHeaders.join('\n').includes('evil'));
@@ -84,7 +84,7 @@ export const gatewayRows: SecurityRow[] = [
     async check(s) {
       const { token } = await s.person();
       const overrides: [string, string][] = [['X-Original-URL', '/api/x'], ['X-Rewrite-URL', '/api/x'], ['X-Original-URI', '/api/x'], ['X-Envoy-Original-Path', '/api/x']];
-      await get(s, s.trusting.url, '/open/x', [bearer(token), ...overrides]);
+      await get(s.trusting.url, '/open/x', [bearer(token), ...overrides]);
       const seen = lastSeen(s);
       assert.equal(seen.url, '/open/x');
       for (const [name] of overrides) assert.equal(seen.headers[name.toLowerCase()], undefined, name);
@@ -94,7 +94,7 @@ export const gatewayRows: SecurityRow[] = [
     request: 'Authorization: "Bearer " (the scheme and nothing after it)',
     expect: '401 GATEWAY_SUBJECT_MISSING with WWW-Authenticate: Bearer; the token endpoint not called',
     async check(s) {
-      const response = await refused(s, () => get(s, gatewayOf(s), '/api/x', [['Authorization', 'Bearer ']]), 401, 'GATEWAY_SUBJECT_MISSING');
+      const response = await refused(s, () => get(gatewayOf(s), '/api/x', [['Authorization', 'Bearer ']]), 401, 'GATEWAY_SUBJECT_MISSING');
       assert.equal(response.headers['www-authenticate'], 'Bearer');
     },
   },
@@ -107,7 +107,7 @@ export const gatewayRows: SecurityRow[] = [
     request,
     expect: '401 GATEWAY_SUBJECT_MALFORMED with WWW-Authenticate: Bearer error="invalid_token"; the token endpoint not called',
     async check(s) {
-      const response = await refused(s, () => get(s, gatewayOf(s), '/api/x', [header]), 401, 'GATEWAY_SUBJECT_MALFORMED');
+      const response = await refused(s, () => get(gatewayOf(s), '/api/x', [header]), 401, 'GATEWAY_SUBJECT_MALFORMED');
       assert.match(response.headers['www-authenticate']!, /^Bearer error="invalid_token"/);
     },
   })),
@@ -115,14 +115,14 @@ export const gatewayRows: SecurityRow[] = [
     request: 'a session cookie whose value is not a b64token (session=a,b)',
     expect: '401 GATEWAY_SUBJECT_MALFORMED; the token endpoint not called',
     async check(s) {
-      await refused(s, () => get(s, s.gateways['cookie, on except /open/*'].url, '/api/x', [['Cookie', 'session=a,b']]), 401, 'GATEWAY_SUBJECT_MALFORMED');
+      await refused(s, () => get(s.gateways['cookie, on except /open/*'].url, '/api/x', [['Cookie', 'session=a,b']]), 401, 'GATEWAY_SUBJECT_MALFORMED');
     },
   },
   {
     request: 'a well-formed bearer token the service does not know (a JWT signed by nobody it trusts)',
     expect: '502 GATEWAY_SUBJECT_REFUSED "refused the subject token (invalid_request)"; nothing forwarded',
     async check(s) {
-      const response = await refused(s, () => get(s, gatewayOf(s), '/api/x', [bearer('eyJhbGciOiJFUzI1NiIsImtpZCI6Im5vIn0.eyJzdWIiOiJwZXJfeCJ9.c2ln')]), 502, 'GATEWAY_SUBJECT_REFUSED', true);
+      const response = await refused(s, () => get(gatewayOf(s), '/api/x', [bearer('eyJhbGciOiJFUzI1NiIsImtpZCI6Im5vIn0.eyJzdWIiOiJwZXJfeCJ9.c2ln')]), 502, 'GATEWAY_SUBJECT_REFUSED', true);
       assert.ok(response.body.includes('refused the subject token (invalid_request)'), response.body);
     },
   },
@@ -150,7 +150,7 @@ export const gatewayRows: SecurityRow[] = [
     expect: '431 GATEWAY_HEADERS_TOO_LARGE; nothing forwarded',
     async check(s) {
       const many = Array.from({ length: 19 }, (_, i): [string, string] => [`X-H${i}`, 'v']);
-      const response = await refused(s, () => get(s, s.limited.url, '/api/x', [bearer('abc'), ...many]), 431, 'GATEWAY_HEADERS_TOO_LARGE');
+      const response = await refused(s, () => get(s.limited.url, '/api/x', [bearer('abc'), ...many]), 431, 'GATEWAY_HEADERS_TOO_LARGE');
       assert.match(response.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/, 'a parser refusal carries a request id too');
     },
   },
@@ -193,7 +193,7 @@ export const gatewayRows: SecurityRow[] = [
     async check(s) {
       const { token } = await s.person();
       const url = s.gateways['cookie, on except /open/*'].url;
-      const response = await get(s, url, '/api/x', [['Cookie', `session=${token}; Session=${token}; SESSION=${token}; sessi%6Fn=${token}; theme=dark, session=${token}; lang=en`]]);
+      const response = await get(url, '/api/x', [['Cookie', `session=${token}; Session=${token}; SESSION=${token}; sessi%6Fn=${token}; theme=dark, session=${token}; lang=en`]]);
       assert.equal(response.status, 200, response.body);
       const seen = lastSeen(s);
       assert.ok(!seen.rawHeaders.join('\n').includes(token), 'no copy of the token reached the upstream');
@@ -205,12 +205,12 @@ export const gatewayRows: SecurityRow[] = [
     expect: 'served from the cache at most cache_max_ttl (60 s, clock frozen); after it, 502 GATEWAY_SUBJECT_REFUSED',
     async check(s) {
       const { id, token } = await s.person();
-      assert.equal((await get(s, gatewayOf(s), '/api/x', [bearer(token)])).status, 200);
+      assert.equal((await get(gatewayOf(s), '/api/x', [bearer(token)])).status, 200);
       assert.equal((await s.t.call('DELETE', `/persons/${id}`, { as: s.org })).status, 204);
       s.clock.now += 59_000;
-      assert.equal((await get(s, gatewayOf(s), '/api/x', [bearer(token)])).status, 200, 'within the documented bound the cached token may still serve');
+      assert.equal((await get(gatewayOf(s), '/api/x', [bearer(token)])).status, 200, 'within the documented bound the cached token may still serve');
       s.clock.now += 2_000;
-      await refused(s, () => get(s, gatewayOf(s), '/api/x', [bearer(token)]), 502, 'GATEWAY_SUBJECT_REFUSED', true);
+      await refused(s, () => get(gatewayOf(s), '/api/x', [bearer(token)]), 502, 'GATEWAY_SUBJECT_REFUSED', true);
     },
   },
 ];

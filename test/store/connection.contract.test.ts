@@ -5,7 +5,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../src/store/open-store.ts';
 import type { StoreConnection } from '../../src/store/store.ts';
-import { newId } from '../../src/crypto/ids.ts';
 import { backends } from '../helpers/backends.ts';
 import { contractOnEveryBackend, key, org } from './contract-harness.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { GatewayConfigError, envKey, fileKey, type KeyNamer } from './config-error.ts';
+import { GatewayConfigError, envKey, type KeyNamer } from './config-error.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from '../plugins/token-exchange/schema.ts';
 import { parseDuration } from './duration.ts';
 import { readRequestPolicy, REQUEST_POLICY_KEYS, type RequestPolicy } from './request-policy.ts';

@@ -98,7 +98,7 @@ export function normalisePath(path: string, policy: PathPolicy): string {
 
 function decodeUnreserved(path: string): string {
   if (!path.includes('%')) return path;
-  return path.replace(/%(..)?/g, (match, hex: string | undefined) => {
+  return path.replace(/%(..)?/g, (_match, hex: string | undefined) => {
     if (hex === undefined || !/^[0-9A-Fa-f]{2}$/.test(hex)) throw bad('the path holds a % that does not start a percent-encoding (%XX)');
     const code = Number.parseInt(hex, 16);
     // An encoded NUL or control character has no business in a path and truncates or

@@ -31,8 +31,8 @@ export interface RouteMatch {
   foldedRule: UrlRule | undefined;
 }
 
-const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-const wildcard = (text: string) => escape(text).replace(/\*/g, '.*');
+const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+const wildcard = (text: string) => escapeRegExp(text).replace(/\*/g, '.*');
 
 /**
  * URL rules `host[:port]/path` with `*` wildcards, matched in order against the host and the

@@ -37,8 +37,8 @@ let clientConstructor: WorkloadClientConstructor | undefined;
 function loadClientConstructor(): WorkloadClientConstructor {
   if (!clientConstructor) {
     const definition = grpc.loadPackageDefinition(protoLoader.loadSync(WORKLOAD_PROTO_PATH, WORKLOAD_PROTO_OPTIONS));
-    const pkg = definition['SpiffeWorkloadAPI'] as grpc.GrpcObject;
-    clientConstructor = pkg['SpiffeWorkloadAPI'] as unknown as WorkloadClientConstructor;
+    const pkg = definition.SpiffeWorkloadAPI as grpc.GrpcObject;
+    clientConstructor = pkg.SpiffeWorkloadAPI as unknown as WorkloadClientConstructor;
   }
   return clientConstructor;
 }

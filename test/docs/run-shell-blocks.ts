@@ -1,0 +1,83 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fillPrintedValues, rewritePorts, type DocBlock } from './doc-blocks.ts';
+import type { DocsDemo } from './docs-demo.ts';
+import { compareOutput } from './output-shape.ts';
+
+const repository = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The tools the docs' examples use; a missing one is named rather than failing an example. */
+export function missingTools(tools: readonly string[]): string[] {
+  return tools.filter((tool) => spawnSync('bash', ['-c', `command -v ${tool}`]).status !== 0);
+}
+
+/** A block and what it printed. */
+export interface BlockRun {
+  block: DocBlock;
+  output: string;
+}
+
+/**
+ * Runs the shell blocks in order in one bash session, started in the repository as the docs
+ * assume, with the reader's environment (the demo's data directory). stderr is merged into
+ * stdout as a terminal shows it (the docs' `tee /dev/stderr`). Resolves with each block's
+ * output, or rejects naming the block that failed and what it printed.
+ */
+export async function runShellBlocks(doc: string, blocks: DocBlock[], demo: DocsDemo, timeoutMs = 120_000): Promise<BlockRun[]> {
+  const marker = `@@docs-block-${randomUUID()}`;
+  const path = join(demo.dir, `${doc.replace(/\W/g, '-')}.sh`);
+  // The last line the session prints, with its exit status: the end of the output even while
+  // a server an example left in the background still holds the pipe open.
+  const script = ['set -euo pipefail', `trap 'printf "\\n${marker}-exit %s\\n" $?' EXIT`];
+  blocks.forEach((block, index) => {
+    script.push(`printf '\\n%s\\n' '${marker}-${index}'`, fillPrintedValues(rewritePorts(block.text, demo.ports), demo.printed));
+  });
+  writeFileSync(path, `${script.join('\n')}\n`);
+
+  // Through `| cat`, so stdout and stderr are one real pipe: the docs' `tee /dev/stderr` cannot
+  // open the socket a Node pipe is. Its own process group, so whatever an example starts in
+  // the background ends with it.
+  const bash = spawn('bash', ['-c', 'bash "$0" 2>&1 | cat', path], { cwd: repository, env: { PATH: process.env.PATH ?? '', ...demo.env }, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  let printed = '';
+  const exitLine = new RegExp(`\\n${marker}-exit (\\d+)\\n`);
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => resolve(null), timeoutMs);
+    const done = (status: number | null) => {
+      clearTimeout(timer);
+      resolve(status);
+    };
+    bash.stdout.on('data', (chunk) => {
+      printed += chunk;
+      const exit = exitLine.exec(printed);
+      if (exit) done(Number(exit[1]));
+    });
+    bash.once('exit', () => done(exitLine.test(printed) ? Number(exitLine.exec(printed)![1]) : -1));
+  });
+  try {
+    process.kill(-bash.pid!, 'SIGTERM');
+  } catch {
+    // the group has ended: nothing was left running
+  }
+
+  const chunks = printed.replace(exitLine, '\n').split(new RegExp(`\\n?${marker}-\\d+\\n`)).slice(1);
+  const runs = chunks.map((output, index) => ({ block: blocks[index]!, output }));
+  if (code !== 0) {
+    const last = runs.at(-1);
+    const where = last ? `the block at ${doc}:${last.block.line}` : `${doc} before its first block`;
+    throw new Error(`${where} failed (${code === null ? `no end within ${timeoutMs} ms` : `exit status ${code}`}); it printed:\n${last?.output ?? printed}\n--- the block:\n${last?.block.text ?? ''}`);
+  }
+  return runs;
+}
+
+/** Every difference between each block's output and the output its doc shows, named by line. */
+export function outputDifferences(doc: string, runs: BlockRun[], demo: DocsDemo): string[] {
+  return runs.flatMap(({ block, output }) => {
+    if (!block.output) return [];
+    const expected = rewritePorts(block.output.text, demo.ports);
+    const differences = compareOutput(expected, output);
+    return differences.length === 0 ? [] : [`${doc}:${block.output.line} (output of the block at line ${block.line}):\n  ${differences.join('\n  ')}\n  --- printed:\n${output}`];
+  });
+}

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareOutput, parseOutput } from './output-shape.ts';
 import { extractBlocks, fillPrintedValues, rewritePorts } from './doc-blocks.ts';
+import { missingTools } from './run-shell-blocks.ts';
 
 describe('compareOutput: a doc\'s shown output against a real one', () => {
   it('accepts other ids, tokens, secrets, times, key ids and cursors of the same kind', () => {
@@ -71,5 +72,11 @@ describe('extractBlocks: the runnable blocks of a doc', () => {
   it('rewrites the docs\' ports where they name a port, and nothing else', () => {
     assert.equal(rewritePorts('curl http://127.0.0.1:8080/x GATEWAY_PORT=8010 port: 8000 http.server 8081 id 8080', { 8080: 1, 8010: 2, 8000: 3, 8081: 4 }),
       'curl http://127.0.0.1:1/x GATEWAY_PORT=2 port: 3 http.server 4 id 8080');
+  });
+});
+
+describe('missingTools: the docs\' tools not on PATH', () => {
+  it('names the missing ones only', () => {
+    assert.deepEqual(missingTools(['bash', 'no-such-tool-for-the-docs']), ['no-such-tool-for-the-docs']);
   });
 });

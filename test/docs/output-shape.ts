@@ -106,7 +106,9 @@ function compareValue(want: unknown, got: unknown, path: string, key: string | u
   }
   if (Array.isArray(want) && Array.isArray(got)) {
     if (want.length !== got.length) out.push(`${path}: the doc shows ${want.length} items, got ${got.length}: ${JSON.stringify(got)}`);
-    else want.forEach((w, i) => compareValue(w, got[i], `${path}[${i}]`, key, out));
+    else want.forEach((w, i) => {
+      compareValue(w, got[i], `${path}[${i}]`, key, out);
+    });
     return;
   }
   if (isObject(want) && isObject(got)) {

@@ -1,11 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { startServiceProcess } from './lib/service-process.ts';
-import { load, table, type LoadResult } from './lib/load.ts';
 import { runCliJson } from './lib/cli.ts';
+import { type LoadResult, load, table } from './lib/load.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
+import { startServiceProcess } from './lib/service-process.ts';
 
 /**
  * The authenticated API paths every later capability stands on: API-key authentication and
@@ -24,11 +24,22 @@ export async function apiBenchmark(options: { seconds: number; postgresUrl?: str
     try {
       const { org_id, api_key } = await runCliJson(['admin', 'create-org', '--name', 'bench', '--json'], env);
       const headers = { 'service-orgid': org_id, 'service-api-key': api_key, 'content-type': 'application/json' };
-      const person = await fetch(`${service.url}/persons`, { method: 'POST', headers, body: JSON.stringify({ handles: [{ type: 'email_address', value: 'bench@example.com' }] }) }).then((r) => r.json()) as { result: { id: string } };
-      results.push({ ...(await load({ name: `${name}: GET /persons/{id}`, url: `${service.url}/persons/${person.result.id}`, headers, seconds: options.seconds })), rssMiB: service.rssMiB() });
+      const person = (await fetch(`${service.url}/persons`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ handles: [{ type: 'email_address', value: 'bench@example.com' }] }),
+      }).then((r) => r.json())) as { result: { id: string } };
+      results.push({
+        ...(await load({ name: `${name}: GET /persons/{id}`, url: `${service.url}/persons/${person.result.id}`, headers, seconds: options.seconds })),
+        rssMiB: service.rssMiB(),
+      });
       results.push({
         ...(await load({
-          name: `${name}: POST /persons`, url: `${service.url}/persons`, method: 'POST', headers, seconds: options.seconds,
+          name: `${name}: POST /persons`,
+          url: `${service.url}/persons`,
+          method: 'POST',
+          headers,
+          seconds: options.seconds,
           body: () => JSON.stringify({ handles: [{ type: 'email_address', value: `${randomUUID()}@example.com` }] }),
         })),
         rssMiB: service.rssMiB(),
@@ -39,4 +50,3 @@ export async function apiBenchmark(options: { seconds: number; postgresUrl?: str
   }
   return table(results);
 }
-

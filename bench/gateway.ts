@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startServiceProcess } from './lib/service-process.ts';
 import { launcher } from './lib/cli.ts';
-import { startProcess, node, portEnv, type BenchProcess } from './lib/process.ts';
-import { load, table, type LoadResult } from './lib/load.ts';
+import { type LoadResult, load, table } from './lib/load.ts';
+import { type BenchProcess, node, portEnv, startProcess } from './lib/process.ts';
+import { startServiceProcess } from './lib/service-process.ts';
 import { loadExchanges, prepare } from './token.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -41,15 +41,22 @@ function nginxAvailable(): boolean {
 function startNginx(upstream: string): Promise<BenchProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
   for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
-  return startProcess('nginx', (port) => {
-    writeFileSync(join(dir, 'nginx.conf'), `worker_processes 1; daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;
+  return startProcess(
+    'nginx',
+    (port) => {
+      writeFileSync(
+        join(dir, 'nginx.conf'),
+        `worker_processes 1; daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;
 events { worker_connections 4096; }
 http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
   upstream u { server ${new URL(upstream).host}; keepalive 128; }
   server { listen 127.0.0.1:${port}; location / { proxy_pass http://u; proxy_http_version 1.1; proxy_set_header Connection ""; } } }
-`);
-    return ['-c', join(dir, 'nginx.conf'), '-p', dir];
-  }, () => ({}));
+`,
+      );
+      return ['-c', join(dir, 'nginx.conf'), '-p', dir];
+    },
+    () => ({}),
+  );
 }
 
 /**
@@ -62,11 +69,21 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
   const upstream = await startProcess(process.execPath, node(here('./peers/upstream-server.ts')), portEnv());
   let service: BenchProcess | undefined;
   const cpuOf = (proc?: BenchProcess) => ({
-    'load generator': ownCpuSeconds, upstream: upstream.cpuSeconds,
-    ...(proc ? { proxy: proc.cpuSeconds } : {}), ...(service ? { service: service.cpuSeconds } : {}),
+    'load generator': ownCpuSeconds,
+    upstream: upstream.cpuSeconds,
+    ...(proc ? { proxy: proc.cpuSeconds } : {}),
+    ...(service ? { service: service.cpuSeconds } : {}),
   });
-  const drive = async (name: string, url: string, proc?: BenchProcess, headers: Record<string, string> = {}, perRequestHeaders?: () => Record<string, string>) => {
-    const { result, cpu } = await measureCpu(cpuOf(proc), () => load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) }));
+  const drive = async (
+    name: string,
+    url: string,
+    proc?: BenchProcess,
+    headers: Record<string, string> = {},
+    perRequestHeaders?: () => Record<string, string>,
+  ) => {
+    const { result, cpu } = await measureCpu(cpuOf(proc), () =>
+      load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) }),
+    );
     rows.push({ ...result, cpu, ...(proc ? { rssMiB: proc.rssMiB() } : {}) });
   };
   try {
@@ -80,7 +97,12 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     const fastifyProxy = await startProcess(process.execPath, node(here('./peers/fastify-proxy.ts')), portEnv({ UPSTREAM: upstream.url }));
     await drive(FASTIFY_ROW, `${fastifyProxy.url}/orders/1`, fastifyProxy).finally(() => fastifyProxy.stop());
 
-    const gatewayEnv = (extra: Record<string, string>) => ({ GATEWAY_DEFAULT_TARGET: upstream.url, GATEWAY_ADMIN_PORT: '0', GATEWAY_LOG_LEVEL: 'warn', ...extra });
+    const gatewayEnv = (extra: Record<string, string>) => ({
+      GATEWAY_DEFAULT_TARGET: upstream.url,
+      GATEWAY_ADMIN_PORT: '0',
+      GATEWAY_LOG_LEVEL: 'warn',
+      ...extra,
+    });
     const plain = await startGatewayProcess(gatewayEnv({}));
     await drive('tessera gateway, no plugin', `${plain.url}/orders/1`, plain).finally(() => plain.stop());
 
@@ -89,24 +111,26 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     service = tokenService;
     try {
       const setup = await prepare(tokenService, { TESSERA_DATABASE: database });
-      const plugin = (cache: boolean) => gatewayEnv({
-        GATEWAY_PLUGINS_0_TYPE: 'token-exchange',
-        GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: tokenService.url,
-        GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: 'Authorization',
-        GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: 'oauth_client',
-        GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: setup.clientId,
-        GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: setup.clientSecret,
-        GATEWAY_PLUGINS_0_PARAMETERS_REQUESTED_TOKEN_TYPE: JWT,
-        GATEWAY_PLUGINS_0_PARAMETERS_CACHE_DELEGATED_TOKENS: String(cache),
-      });
+      const plugin = (cache: boolean) =>
+        gatewayEnv({
+          GATEWAY_PLUGINS_0_TYPE: 'token-exchange',
+          GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: tokenService.url,
+          GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: 'Authorization',
+          GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: 'oauth_client',
+          GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: setup.clientId,
+          GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: setup.clientSecret,
+          GATEWAY_PLUGINS_0_PARAMETERS_REQUESTED_TOKEN_TYPE: JWT,
+          GATEWAY_PLUGINS_0_PARAMETERS_CACHE_DELEGATED_TOKENS: String(cache),
+        });
       const hit = await startGatewayProcess(plugin(true));
       await drive(HIT_ROW, `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
       const { result, cpu } = await measureCpu(cpuOf(), () => loadExchanges(setup, TOKEN_ENDPOINT_ROW, options.seconds));
       rows.push({ ...result, cpu });
       const miss = await startGatewayProcess(plugin(false));
       let next = 0;
-      await drive(MISS_ROW, `${miss.url}/orders/1`, miss, {}, () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` }))
-        .finally(() => miss.stop());
+      await drive(MISS_ROW, `${miss.url}/orders/1`, miss, {}, () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` })).finally(
+        () => miss.stop(),
+      );
     } finally {
       await tokenService.stop();
     }
@@ -127,7 +151,8 @@ function cpuTable(rows: readonly Row[]): string {
   const columns = ['load generator', 'upstream', 'proxy', 'service'];
   const cell = (value: number | undefined) => (value === undefined ? '' : `${Math.round(value * 100)} %`);
   return [
-    `| CPU, % of one core | ${columns.join(' | ')} |`, `|---|${columns.map(() => '---:').join('|')}|`,
+    `| CPU, % of one core | ${columns.join(' | ')} |`,
+    `|---|${columns.map(() => '---:').join('|')}|`,
     ...rows.map((r) => `| ${r.name} | ${columns.map((c) => cell(r.cpu?.[c])).join(' | ')} |`),
   ].join('\n');
 }
@@ -151,7 +176,14 @@ function targets(rows: readonly Row[]): string {
 
 /** tessera gateway on a free port; ready once its proxy port answers. BENCH_GATEWAY_NODE_OPTIONS reaches it only. */
 function startGatewayProcess(env: Record<string, string>): Promise<BenchProcess> {
-  return startProcess(launcher, () => ['gateway'], (port) => ({
-    NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '', ...env, GATEWAY_PORT: String(port),
-  }), '/orders/1');
+  return startProcess(
+    launcher,
+    () => ['gateway'],
+    (port) => ({
+      NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '',
+      ...env,
+      GATEWAY_PORT: String(port),
+    }),
+    '/orders/1',
+  );
 }

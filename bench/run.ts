@@ -1,8 +1,8 @@
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { apiBenchmark } from './api.ts';
-import { tokenBenchmark } from './token.ts';
 import { gatewayBenchmark } from './gateway.ts';
+import { tokenBenchmark } from './token.ts';
 
 const benchmarks: Record<string, (options: { seconds: number; postgresUrl?: string }) => Promise<string>> = {
   api: apiBenchmark,
@@ -35,7 +35,9 @@ if (unknown.length > 0) {
 const seconds = Number(values.seconds);
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
-process.stdout.write(`# ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus().length} × ${cpu} · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · ${seconds} s per run, 50 connections\n\n`);
+process.stdout.write(
+  `# ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus().length} × ${cpu} · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · ${seconds} s per run, 50 connections\n\n`,
+);
 for (const name of names) {
   process.stderr.write(`running ${name}…\n`);
   process.stdout.write(`## ${name}\n\n${await benchmarks[name]!({ seconds, postgresUrl })}\n\n`);

@@ -1,11 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServiceProcess, type ServiceProcess } from './lib/service-process.ts';
-import { startOidcProviderPeer } from './lib/peer-process.ts';
-import { load, table, type LoadResult } from './lib/load.ts';
 import { runCliJson } from './lib/cli.ts';
+import { type LoadResult, load, table } from './lib/load.ts';
+import { startOidcProviderPeer } from './lib/peer-process.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
+import { type ServiceProcess, startServiceProcess } from './lib/service-process.ts';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
@@ -25,7 +25,10 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
   const peer = await startOidcProviderPeer();
   try {
     const result = await load({
-      name: 'oidc-provider 9: client_credentials (in-memory)', url: peer.tokenUrl, method: 'POST', seconds: options.seconds,
+      name: 'oidc-provider 9: client_credentials (in-memory)',
+      url: peer.tokenUrl,
+      method: 'POST',
+      seconds: options.seconds,
       headers: { 'content-type': FORM, authorization: basic('bench', 'bench-secret') },
       body: () => 'grant_type=client_credentials&scope=api%3Aread',
     });
@@ -34,14 +37,23 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
     await peer.stop();
   }
 
-  const databases: [string, Record<string, string>][] = [['sqlite', { TESSERA_DATABASE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-')), 'bench.db')}` }]];
+  const databases: [string, Record<string, string>][] = [
+    ['sqlite', { TESSERA_DATABASE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-')), 'bench.db')}` }],
+  ];
   if (options.postgresUrl) databases.push(['postgres', { DATABASE_URL: await freshPostgresDatabase(options.postgresUrl) }]);
   for (const [name, env] of databases) {
     const service = await startServiceProcess(env);
     try {
       const setup = await prepare(service, env);
       const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
-      const cc = await load({ name: `tessera ${name}: client_credentials (opaque)`, url: setup.tokenUrl, method: 'POST', headers: auth, seconds: options.seconds, body: () => 'grant_type=client_credentials&scope=orders%3Aread' });
+      const cc = await load({
+        name: `tessera ${name}: client_credentials (opaque)`,
+        url: setup.tokenUrl,
+        method: 'POST',
+        headers: auth,
+        seconds: options.seconds,
+        body: () => 'grant_type=client_credentials&scope=orders%3Aread',
+      });
       rows.push({ ...cc, rssMiB: service.rssMiB() });
       const exchange = await loadExchanges(setup, `tessera ${name}: token exchange (person JWT → JWT, opaque actor)`, options.seconds);
       rows.push({ ...exchange, rssMiB: service.rssMiB() });
@@ -59,12 +71,20 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
 export function loadExchanges(setup: Setup, name: string, seconds: number): Promise<LoadResult> {
   let next = 0;
   return load({
-    name, url: setup.tokenUrl, method: 'POST', seconds,
+    name,
+    url: setup.tokenUrl,
+    method: 'POST',
+    seconds,
     headers: { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) },
-    body: () => new URLSearchParams({
-      grant_type: EXCHANGE, subject_token: setup.subjects[next++ % setup.subjects.length]!, subject_token_type: JWT,
-      actor_token: setup.actorToken, actor_token_type: ACCESS_TOKEN, requested_token_type: JWT,
-    }).toString(),
+    body: () =>
+      new URLSearchParams({
+        grant_type: EXCHANGE,
+        subject_token: setup.subjects[next++ % setup.subjects.length]!,
+        subject_token_type: JWT,
+        actor_token: setup.actorToken,
+        actor_token_type: ACCESS_TOKEN,
+        requested_token_type: JWT,
+      }).toString(),
   });
 }
 
@@ -85,17 +105,28 @@ export async function prepare(service: ServiceProcess, env: Record<string, strin
     if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { result: any }).result;
   };
-  const client = await api('/oauth2/clients', { client_name: 'bench-gateway', grant_types: ['client_credentials', EXCHANGE], scopes: ['orders:read'], access_token_duration: 3600 });
+  const client = await api('/oauth2/clients', {
+    client_name: 'bench-gateway',
+    grant_types: ['client_credentials', EXCHANGE],
+    scopes: ['orders:read'],
+    access_token_duration: 3600,
+  });
   const persons: string[] = [];
   for (let i = 0; i < 100; i++) persons.push((await api('/persons', { handles: [{ type: 'email_address', value: `p${i}@bench.example` }] })).id);
   const subjects: string[] = [];
   for (let batch = 0; subjects.length < SUBJECT_POOL; batch++) {
-    const minted = await Promise.all(Array.from({ length: 50 }, (_, i) => api(`/persons/${persons[(batch * 50 + i) % persons.length]}/mint-token`, { scope: 'orders:read' })));
+    const minted = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => api(`/persons/${persons[(batch * 50 + i) % persons.length]}/mint-token`, { scope: 'orders:read' })),
+    );
     subjects.push(...minted.map((m: { token: string }) => m.token));
   }
   if (new Set(subjects).size < SUBJECT_POOL) throw new Error('the subject pool has duplicates');
   const tokenUrl = `${service.url}/oauth2/tokens`;
-  const actor = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': FORM, authorization: basic(client.client_id, client.client_secret) }, body: 'grant_type=client_credentials' });
+  const actor = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': FORM, authorization: basic(client.client_id, client.client_secret) },
+    body: 'grant_type=client_credentials',
+  });
   const { access_token } = (await actor.json()) as { access_token: string };
   return { tokenUrl, clientId: client.client_id, clientSecret: client.client_secret, actorToken: access_token, subjects };
 }

@@ -11,10 +11,26 @@ interface CommandEntry {
 
 const commands: readonly CommandEntry[] = [
   { name: 'service', summary: 'run the identity service', load: async () => (await import('./commands/service.ts')).serviceCommand },
-  { name: 'gateway', summary: 'run the gateway (reverse proxy with token-exchange plugins)', load: async () => (await import('./commands/gateway.ts')).gatewayCommand },
-  { name: 'admin create-org', summary: 'create an organisation and print its id and first admin key', load: async () => (await import('./commands/create-org.ts')).createOrgCommand },
-  { name: 'admin rotate-keys', summary: 'make a new token signing key active and retire the current one', load: async () => (await import('./commands/rotate-keys.ts')).rotateKeysCommand },
-  { name: 'demo', summary: 'run the demo stack on the embedded database (what "npm start" runs)', load: async () => (await import('./commands/demo.ts')).demoCommand },
+  {
+    name: 'gateway',
+    summary: 'run the gateway (reverse proxy with token-exchange plugins)',
+    load: async () => (await import('./commands/gateway.ts')).gatewayCommand,
+  },
+  {
+    name: 'admin create-org',
+    summary: 'create an organisation and print its id and first admin key',
+    load: async () => (await import('./commands/create-org.ts')).createOrgCommand,
+  },
+  {
+    name: 'admin rotate-keys',
+    summary: 'make a new token signing key active and retire the current one',
+    load: async () => (await import('./commands/rotate-keys.ts')).rotateKeysCommand,
+  },
+  {
+    name: 'demo',
+    summary: 'run the demo stack on the embedded database (what "npm start" runs)',
+    load: async () => (await import('./commands/demo.ts')).demoCommand,
+  },
 ];
 
 const list = (entries: readonly CommandEntry[]) => entries.map((c) => `  ${c.name.padEnd(18)} ${c.summary}`).join('\n');

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { openStore } from './store/open-store.ts';
+import type { ServiceConfig } from './config/service-config.ts';
 import { buildApp } from './http/app.ts';
 import { KeyRing } from './oauth/keys/key-ring.ts';
 import { purgeExpiredTokens } from './oauth/tokens/purge.ts';
-import type { ServiceConfig } from './config/service-config.ts';
+import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 
 export interface RunningService {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 /** The launcher users run (`npm run tessera`), so its Node flags are part of what is measured. */
 export const launcher = fileURLToPath(new URL('../../bin/tessera', import.meta.url));

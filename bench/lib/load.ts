@@ -24,23 +24,36 @@ export interface LoadOptions {
 }
 
 /** Drives one endpoint with autocannon (bounded in time) and summarises it. */
-export async function load({ name, url, method = 'GET', headers = {}, body, perRequestHeaders, connections = 50, seconds = 10 }: LoadOptions): Promise<LoadResult> {
+export async function load({
+  name,
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  perRequestHeaders,
+  connections = 50,
+  seconds = 10,
+}: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url,
     method,
     headers,
     connections,
     duration: seconds,
-    requests: body || perRequestHeaders
-      ? [{
-          method, headers,
-          setupRequest: (request) => ({
-            ...request,
-            ...(body ? { body: body() } : {}),
-            ...(perRequestHeaders ? { headers: { ...headers, ...perRequestHeaders() } } : {}),
-          }),
-        }]
-      : undefined,
+    requests:
+      body || perRequestHeaders
+        ? [
+            {
+              method,
+              headers,
+              setupRequest: (request) => ({
+                ...request,
+                ...(body ? { body: body() } : {}),
+                ...(perRequestHeaders ? { headers: { ...headers, ...perRequestHeaders() } } : {}),
+              }),
+            },
+          ]
+        : undefined,
   });
   return {
     name,
@@ -54,7 +67,6 @@ export async function load({ name, url, method = 'GET', headers = {}, body, perR
 }
 
 export function table(results: readonly (LoadResult & { rssMiB?: number })[]): string {
-  const rows = results.map((r) =>
-    `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.rssMiB?.toFixed(0) ?? ''} |`);
+  const rows = results.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.rssMiB?.toFixed(0) ?? ''} |`);
   return ['| run | req/s | p50 ms | p99 ms | non-2xx | errors | service RSS MiB |', '|---|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { startProcess, node, portEnv, type BenchProcess } from './process.ts';
+import { type BenchProcess, node, portEnv, startProcess } from './process.ts';
 
 const oidcProviderServer = fileURLToPath(new URL('../peers/oidc-provider-server.ts', import.meta.url));
 

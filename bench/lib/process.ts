@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cpuSeconds, freePort, rssMiB } from './ports.ts';
 
 export interface BenchProcess {
@@ -17,11 +17,20 @@ export async function startProcess(
   readyPath = '/',
 ): Promise<BenchProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(command, args(port), { env: { PATH: process.env.PATH ?? '', ...env(port) }, stdio: ['ignore', process.stderr, process.stderr] });
+  const child: ChildProcess = spawn(command, args(port), {
+    env: { PATH: process.env.PATH ?? '', ...env(port) },
+    stdio: ['ignore', process.stderr, process.stderr],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`${command} exited with ${child.exitCode}`);
-    if (await fetch(`${url}${readyPath}`).then(() => true, () => false)) break;
+    if (
+      await fetch(`${url}${readyPath}`).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     if (attempt > 150) throw new Error(`${command} did not answer in 15 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -38,4 +47,6 @@ export async function startProcess(
 }
 
 export const node = (script: string) => () => ['--disable-warning=ExperimentalWarning', script];
-export const portEnv = (extra: Record<string, string> = {}) => (port: number) => ({ PORT: String(port), ...extra });
+export const portEnv =
+  (extra: Record<string, string> = {}) =>
+  (port: number) => ({ PORT: String(port), ...extra });

@@ -1,5 +1,5 @@
 import { launcher } from './cli.ts';
-import { startProcess, type BenchProcess } from './process.ts';
+import { type BenchProcess, startProcess } from './process.ts';
 
 export type ServiceProcess = BenchProcess;
 
@@ -9,11 +9,16 @@ export type ServiceProcess = BenchProcess;
  * its logs go to stderr, so that stdout stays the Markdown report.
  */
 export function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  return startProcess(launcher, () => ['service'], (port) => ({
-    NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? '',
-    TESSERA_PORT: String(port),
-    TESSERA_LOG_LEVEL: 'warn',
-    TESSERA_SECRET: 'bench-secret-bench-secret-bench-secret',
-    ...env,
-  }), '/healthz');
+  return startProcess(
+    launcher,
+    () => ['service'],
+    (port) => ({
+      NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? '',
+      TESSERA_PORT: String(port),
+      TESSERA_LOG_LEVEL: 'warn',
+      TESSERA_SECRET: 'bench-secret-bench-secret-bench-secret',
+      ...env,
+    }),
+    '/healthz',
+  );
 }

@@ -1,5 +1,5 @@
-import Fastify from 'fastify';
 import proxy from '@fastify/http-proxy';
+import Fastify from 'fastify';
 
 /** @fastify/http-proxy in front of the upstream, no auth: the peer the gateway is compared with. */
 const app = Fastify({ logger: false });

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { Provider, type JWK } from 'oidc-provider';
+import { type JWK, Provider } from 'oidc-provider';
 
 /**
  * A peer for the token benchmark: node-oidc-provider v9 issuing opaque client-credentials
@@ -19,7 +19,12 @@ const issuer = `http://127.0.0.1:${port}`;
 
 // Our own signing key, so the provider does not fall back to (and warn about) its development keys.
 // Client-credentials tokens are opaque and never signed; the key only satisfies the keystore.
-const signingKey = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig', kid: 'bench' } as JWK;
+const signingKey = {
+  ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+  alg: 'RS256',
+  use: 'sig',
+  kid: 'bench',
+} as JWK;
 
 // The default in-memory adapter always announces itself with a console warning when the provider
 // is constructed; that one line is dropped so the peer stays quiet. Anything else still gets through.
@@ -29,16 +34,18 @@ console.warn = (...args: unknown[]) => {
   warn(...args);
 };
 const provider = new Provider(issuer, {
-  clients: [{
-    client_id: 'bench',
-    client_secret: 'bench-secret',
-    grant_types: ['client_credentials'],
-    token_endpoint_auth_method: 'client_secret_basic',
-    redirect_uris: [],
-    response_types: [],
-    // The client's allow-list of the static scopes below that it may request.
-    scope: 'api:read',
-  }],
+  clients: [
+    {
+      client_id: 'bench',
+      client_secret: 'bench-secret',
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      redirect_uris: [],
+      response_types: [],
+      // The client's allow-list of the static scopes below that it may request.
+      scope: 'api:read',
+    },
+  ],
   // Static scopes the server knows; a client may only be registered with scopes listed here.
   scopes: ['api:read'],
   features: {

@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 export interface Command {
   /** As typed after `tessera`, e.g. `admin create-org`. */

@@ -1,8 +1,7 @@
 import { loadServiceConfig } from '../config/service-config.ts';
-import { openStore } from '../store/open-store.ts';
 import { createOrganization } from '../organizations/create-organization.ts';
-import { describe } from '../store/open-store.ts';
-import { DATABASE_ENVIRONMENT, parseOptions, UsageError, type Command } from './command.ts';
+import { describe, openStore } from '../store/open-store.ts';
+import { type Command, DATABASE_ENVIRONMENT, parseOptions, UsageError } from './command.ts';
 
 export const createOrgCommand: Command = {
   name: 'admin create-org',
@@ -33,7 +32,9 @@ ${DATABASE_ENVIRONMENT}
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ org_id: org.id, api_key: apiKey })}\n`);
       } else {
-        process.stdout.write(`Created organisation "${org.name}"\n  org id:    ${org.id}\n  admin key: ${apiKey}\n  database:  ${describe(config.databaseUrl)}\n\nThe key is shown only now. Send both on every call:\n  -H 'Service-OrgID: ${org.id}' -H 'Service-API-Key: ${apiKey}'\n`);
+        process.stdout.write(
+          `Created organisation "${org.name}"\n  org id:    ${org.id}\n  admin key: ${apiKey}\n  database:  ${describe(config.databaseUrl)}\n\nThe key is shown only now. Send both on every call:\n  -H 'Service-OrgID: ${org.id}' -H 'Service-API-Key: ${apiKey}'\n`,
+        );
       }
     } finally {
       await store.close();

@@ -1,12 +1,12 @@
-import { loadServiceConfig } from '../config/service-config.ts';
 import { assertPortsFree, explainListenError } from '../config/ports.ts';
+import { loadServiceConfig } from '../config/service-config.ts';
+import { demoGatewayPorts, prepareDemoDelegation, startDemoGateway } from '../demo/demo-gateway.ts';
+import { DEMO_ORG, ensureDemoOrganization } from '../demo/demo-organization.ts';
+import { demoStatePath, readDemoState, runningDemo, writeDemoState } from '../demo/demo-state.ts';
+import { startEchoUpstream } from '../demo/echo-upstream.ts';
 import { startService } from '../service.ts';
 import { describe } from '../store/open-store.ts';
-import { closeOnSignals, DATABASE_ENVIRONMENT, parseOptions, type Command } from './command.ts';
-import { startEchoUpstream } from '../demo/echo-upstream.ts';
-import { demoGatewayPorts, prepareDemoDelegation, startDemoGateway } from '../demo/demo-gateway.ts';
-import { demoStatePath, readDemoState, runningDemo, writeDemoState } from '../demo/demo-state.ts';
-import { ensureDemoOrganization, DEMO_ORG } from '../demo/demo-organization.ts';
+import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
 
 export const demoCommand: Command = {
   name: 'demo',
@@ -45,8 +45,10 @@ ${DATABASE_ENVIRONMENT}
     const kept = readDemoState(statePath);
     const running = await runningDemo(kept);
     if (running) {
-      throw new Error(`a demo of this database is already running (process ${running.pid}): service ${running.serviceUrl}, gateway ${running.gatewayUrl}. `
-        + `The commands it printed still work. Stop it first (Ctrl+C in its terminal, or kill ${running.pid}), or give this one another database (TESSERA_DATA_DIR or TESSERA_DATABASE).`);
+      throw new Error(
+        `a demo of this database is already running (process ${running.pid}): service ${running.serviceUrl}, gateway ${running.gatewayUrl}. ` +
+          `The commands it printed still work. Stop it first (Ctrl+C in its terminal, or kill ${running.pid}), or give this one another database (TESSERA_DATA_DIR or TESSERA_DATABASE).`,
+      );
     }
     // Before anything is written: a busy port must leave the database and the credentials as they were.
     const ports = [
@@ -73,7 +75,19 @@ ${DATABASE_ENVIRONMENT}
         await echo.close();
         await service.close();
       });
-      printBanner({ serviceUrl: service.url, gatewayUrl: gateway.url, adminUrl: gateway.adminUrl, echoUrl: echo.url, database: describe(config.databaseUrl), statePath, orgId, apiKey, created, personToken, warnings });
+      printBanner({
+        serviceUrl: service.url,
+        gatewayUrl: gateway.url,
+        adminUrl: gateway.adminUrl,
+        echoUrl: echo.url,
+        database: describe(config.databaseUrl),
+        statePath,
+        orgId,
+        apiKey,
+        created,
+        personToken,
+        warnings,
+      });
     } catch (error) {
       if (!gatewayStarted) {
         await echo.close();
@@ -85,8 +99,17 @@ ${DATABASE_ENVIRONMENT}
 };
 
 function printBanner(d: {
-  serviceUrl: string; gatewayUrl: string; adminUrl: string; echoUrl: string; database: string; statePath: string | undefined;
-  orgId: string; apiKey: string; created: boolean; personToken: string; warnings: string[];
+  serviceUrl: string;
+  gatewayUrl: string;
+  adminUrl: string;
+  echoUrl: string;
+  database: string;
+  statePath: string | undefined;
+  orgId: string;
+  apiKey: string;
+  created: boolean;
+  personToken: string;
+  warnings: string[];
 }): void {
   const curl = `curl -s ${d.serviceUrl}/persons -H 'Service-OrgID: ${d.orgId}' -H 'Service-API-Key: ${d.apiKey}'`;
   const delegated = `curl -s ${d.gatewayUrl}/orders/42 -H 'Authorization: Bearer ${d.personToken}'`;
@@ -98,7 +121,9 @@ function printBanner(d: {
       `  database      ${d.database}`,
       `  organisation  "${DEMO_ORG}" ${d.orgId}${d.created ? ' (created now)' : ' (from an earlier run)'}`,
       `  admin key     ${d.apiKey}`,
-      d.statePath ? `                (kept in ${d.statePath}, mode 0600; the next start reuses it)` : '                (the database is in memory: the next start makes new ones)',
+      d.statePath
+        ? `                (kept in ${d.statePath}, mode 0600; the next start reuses it)`
+        : '                (the database is in memory: the next start makes new ones)',
       ...d.warnings.map((w) => `  warning       ${w}`),
       '',
       `  gateway       ${d.gatewayUrl}  (admin: ${d.adminUrl}/healthz, /readyz) → echo upstream ${d.echoUrl}`,
@@ -107,7 +132,7 @@ function printBanner(d: {
       `  ${curl}`,
       '',
       'Call the upstream through the gateway as ada (a person JWT); the echo shows what arrived:',
-      'the delegated token, with the gateway\'s client in its act claim, and not ada\'s own token.',
+      "the delegated token, with the gateway's client in its act claim, and not ada's own token.",
       `  ${delegated}`,
       '',
       'Press Ctrl+C to stop.',

@@ -1,8 +1,8 @@
-import { ConfigError } from '../config/service-config.ts';
 import { PortInUseError } from '../config/ports.ts';
-import { ConflictError, StorageUnavailableError } from '../store/store.ts';
-import { InvalidArgumentError } from '../organizations/create-organization.ts';
+import { ConfigError } from '../config/service-config.ts';
 import { GatewayConfigError } from '../gateway/config/config-error.ts';
+import { InvalidArgumentError } from '../organizations/create-organization.ts';
+import { ConflictError, StorageUnavailableError } from '../store/store.ts';
 import { UsageError } from './command.ts';
 
 /**
@@ -11,7 +11,8 @@ import { UsageError } from './command.ts';
  * that a running gateway does not carry the service's modules.
  */
 export function describeFailure(error: unknown): { message: string; exitCode: 1 | 2 } {
-  const callerMistake = error instanceof UsageError || error instanceof ConfigError || error instanceof InvalidArgumentError || error instanceof GatewayConfigError;
+  const callerMistake =
+    error instanceof UsageError || error instanceof ConfigError || error instanceof InvalidArgumentError || error instanceof GatewayConfigError;
   return { message: explain(error), exitCode: callerMistake ? 2 : 1 };
 }
 

@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { loadGatewaySetup } from '../gateway/config/gateway-config.ts';
-import { gatewayStartupWarnings } from '../gateway/startup-warnings.ts';
 import { launchGateway } from '../gateway/launch.ts';
-import { closeOnSignals, parseOptions, type Command } from './command.ts';
+import { gatewayStartupWarnings } from '../gateway/startup-warnings.ts';
+import { type Command, closeOnSignals, parseOptions } from './command.ts';
 
 export const gatewayCommand: Command = {
   name: 'gateway',

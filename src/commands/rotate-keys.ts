@@ -1,8 +1,8 @@
-import { loadServiceConfig } from '../config/service-config.ts';
-import { openStore } from '../store/open-store.ts';
-import { KeyRing } from '../oauth/keys/key-ring.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
-import { DATABASE_ENVIRONMENT, parseOptions, type Command } from './command.ts';
+import { loadServiceConfig } from '../config/service-config.ts';
+import { KeyRing } from '../oauth/keys/key-ring.ts';
+import { openStore } from '../store/open-store.ts';
+import { type Command, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
 
 export const rotateKeysCommand: Command = {
   name: 'admin rotate-keys',

@@ -1,8 +1,8 @@
-import { loadServiceConfig } from '../config/service-config.ts';
 import { explainListenError } from '../config/ports.ts';
-import { describe } from '../store/open-store.ts';
+import { loadServiceConfig } from '../config/service-config.ts';
 import { startService } from '../service.ts';
-import { closeOnSignals, DATABASE_ENVIRONMENT, parseOptions, type Command } from './command.ts';
+import { describe } from '../store/open-store.ts';
+import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
 
 export const serviceCommand: Command = {
   name: 'service',

@@ -15,7 +15,11 @@ export const serviceVariables = {
   TESSERA_ISSUER: { default: undefined, rule: 'an http(s) URL without query or fragment', pattern: '^https?://[^?#\\s]+$' },
   TESSERA_SECRET: { default: undefined, rule: 'at least 32 characters', pattern: '^.{32,}$' },
   TESSERA_DEV: { default: '0', rule: 'one of 1, 0, true, false', pattern: '^(1|0|true|false)$' },
-  TESSERA_LOG_LEVEL: { default: 'info', rule: 'one of fatal, error, warn, info, debug, trace, silent', pattern: '^(fatal|error|warn|info|debug|trace|silent)$' },
+  TESSERA_LOG_LEVEL: {
+    default: 'info',
+    rule: 'one of fatal, error, warn, info, debug, trace, silent',
+    pattern: '^(fatal|error|warn|info|debug|trace|silent)$',
+  },
   TESSERA_BODY_LIMIT: { default: '65536', rule: 'a byte count from 1024 to 10485760', pattern: '^[0-9]{4,8}$' },
   TESSERA_DATABASE_POOL_SIZE: { default: '10', rule: 'an integer from 1 to 200', pattern: '^[1-9][0-9]{0,2}$' },
 } as const satisfies Record<string, { default: string | undefined; rule: string; pattern: string }>;

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
-import { readGatewayConfig, type GatewayConfig } from '../gateway/config/gateway-config.ts';
 import { envKey } from '../gateway/config/config-error.ts';
+import { type GatewayConfig, readGatewayConfig } from '../gateway/config/gateway-config.ts';
 import { launchGateway } from '../gateway/launch.ts';
 import type { RunningGateway } from '../gateway/proxy/proxy-server.ts';
 import type { RunningService } from '../service.ts';
@@ -22,7 +22,10 @@ export function demoGatewayPorts(env: Record<string, string | undefined>): Pick<
 async function secretWorks(serviceUrl: string, client: { id: string; secret: string }): Promise<boolean> {
   const response = await fetch(`${serviceUrl}/oauth2/tokens`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`,
+    },
     body: 'grant_type=client_credentials',
   });
   await response.body?.cancel();
@@ -37,7 +40,9 @@ async function secretWorks(serviceUrl: string, client: { id: string; secret: str
 export async function prepareDemoDelegation(service: RunningService, orgId: string, apiKey: string, personId: string, kept?: { id: string; secret: string }) {
   const api: Api = async (method, path, body) => {
     const response = await fetch(`${service.url}${path}`, {
-      method, headers: { 'service-orgid': orgId, 'service-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+      method,
+      headers: { 'service-orgid': orgId, 'service-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
     });
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { result: unknown }).result;
@@ -45,9 +50,17 @@ export async function prepareDemoDelegation(service: RunningService, orgId: stri
   const existing = ((await api('GET', '/oauth2/clients?limit=100')) as { client_id: string; client_name: string }[]).find((c) => c.client_name === CLIENT_NAME);
   let client: { id: string; secret: string };
   if (existing && kept?.id === existing.client_id && (await secretWorks(service.url, kept))) client = kept;
-  else if (existing) client = { id: existing.client_id, secret: ((await api('POST', `/oauth2/clients/${existing.client_id}/secret`)) as { client_secret: string }).client_secret };
+  else if (existing)
+    client = {
+      id: existing.client_id,
+      secret: ((await api('POST', `/oauth2/clients/${existing.client_id}/secret`)) as { client_secret: string }).client_secret,
+    };
   else {
-    const created = (await api('POST', '/oauth2/clients', { client_name: CLIENT_NAME, grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'], scopes: ['orders:read'] })) as { client_id: string; client_secret: string };
+    const created = (await api('POST', '/oauth2/clients', {
+      client_name: CLIENT_NAME,
+      grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+      scopes: ['orders:read'],
+    })) as { client_id: string; client_secret: string };
     client = { id: created.client_id, secret: created.client_secret };
   }
   const { token } = (await api('POST', `/persons/${personId}/mint-token`, { scope: 'orders:read', expires_in: 3600 })) as { token: string };
@@ -55,18 +68,33 @@ export async function prepareDemoDelegation(service: RunningService, orgId: stri
 }
 
 /** One token-exchange plugin in oauth_client mode in front of the echo upstream. */
-export async function startDemoGateway(env: Record<string, string | undefined>, serviceUrl: string, upstreamUrl: string, client: { id: string; secret: string }): Promise<RunningGateway> {
-  const config = readGatewayConfig({
-    port: env.GATEWAY_PORT ?? 8000,
-    admin_port: env.GATEWAY_ADMIN_PORT ?? 8001,
-    default_target: upstreamUrl,
-    plugins: [{
-      type: 'token-exchange', id: 'demo-exchange',
-      parameters: {
-        service_base_url: serviceUrl, subject_header_with_token: 'Authorization', actor_mode: 'oauth_client',
-        oauth_client_id: client.id, oauth_client_secret: client.secret, requested_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-      },
-    }],
-  }, envKey);
+export async function startDemoGateway(
+  env: Record<string, string | undefined>,
+  serviceUrl: string,
+  upstreamUrl: string,
+  client: { id: string; secret: string },
+): Promise<RunningGateway> {
+  const config = readGatewayConfig(
+    {
+      port: env.GATEWAY_PORT ?? 8000,
+      admin_port: env.GATEWAY_ADMIN_PORT ?? 8001,
+      default_target: upstreamUrl,
+      plugins: [
+        {
+          type: 'token-exchange',
+          id: 'demo-exchange',
+          parameters: {
+            service_base_url: serviceUrl,
+            subject_header_with_token: 'Authorization',
+            actor_mode: 'oauth_client',
+            oauth_client_id: client.id,
+            oauth_client_secret: client.secret,
+            requested_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+          },
+        },
+      ],
+    },
+    envKey,
+  );
   return launchGateway(config, pino({ level: env.GATEWAY_LOG_LEVEL ?? 'warn' }));
 }

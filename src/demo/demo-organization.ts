@@ -1,5 +1,5 @@
-import { createOrganization, replaceAdminKey } from '../organizations/create-organization.ts';
 import { newId } from '../crypto/ids.ts';
+import { createOrganization, replaceAdminKey } from '../organizations/create-organization.ts';
 import type { RunningService } from '../service.ts';
 import type { DemoState } from './demo-state.ts';
 
@@ -19,12 +19,18 @@ async function keyWorks(serviceUrl: string, orgId: string, apiKey: string): Prom
  * The admin key kept from an earlier start is reused while it works; a new one (revoking the
  * demo's earlier keys) is issued only when none is kept or the kept one was revoked.
  */
-export async function ensureDemoOrganization(service: RunningService, kept: DemoState | undefined): Promise<{ orgId: string; apiKey: string; created: boolean; personId: string }> {
+export async function ensureDemoOrganization(
+  service: RunningService,
+  kept: DemoState | undefined,
+): Promise<{ orgId: string; apiKey: string; created: boolean; personId: string }> {
   const { store } = service;
   const existing = await store.getOrganizationByName(DEMO_ORG);
   if (existing) {
     const person = await store.findPersonByHandle(existing.id, { type: 'email_address', value: DEMO_PERSON });
-    if (!person) throw new Error(`the demo organisation has lost ${DEMO_PERSON}; delete the demo's database to start afresh, or give it another (TESSERA_DATA_DIR or TESSERA_DATABASE)`);
+    if (!person)
+      throw new Error(
+        `the demo organisation has lost ${DEMO_PERSON}; delete the demo's database to start afresh, or give it another (TESSERA_DATA_DIR or TESSERA_DATABASE)`,
+      );
     const reusable = kept?.orgId === existing.id && (await keyWorks(service.url, existing.id, kept.adminKey));
     const apiKey = reusable ? kept.adminKey : await replaceAdminKey(store, existing.id, DEMO_KEY);
     return { orgId: existing.id, apiKey, created: false, personId: person.id };

@@ -16,20 +16,27 @@ export async function startEchoUpstream(port = 0): Promise<{ url: string; close(
     }
     request.resume();
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(`${JSON.stringify({
-      upstream: 'tessera demo echo',
-      received: `${request.method} ${request.url}`,
-      header_names: Object.keys(request.headers).sort(),
-      authorization: token ? `Bearer ${token.slice(0, 12)}…${token.slice(-6)}` : null,
-      delegated_token_claims: delegated,
-    }, null, 2)}\n`);
+    response.end(
+      `${JSON.stringify(
+        {
+          upstream: 'tessera demo echo',
+          received: `${request.method} ${request.url}`,
+          header_names: Object.keys(request.headers).sort(),
+          authorization: token ? `Bearer ${token.slice(0, 12)}…${token.slice(-6)}` : null,
+          delegated_token_claims: delegated,
+        },
+        null,
+        2,
+      )}\n`,
+    );
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

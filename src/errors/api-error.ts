@@ -1,5 +1,5 @@
+import { type ApiErrorCode, apiErrorStatus } from './catalogue.ts';
 import { CodedError } from './coded-error.ts';
-import { apiErrorStatus, type ApiErrorCode } from './catalogue.ts';
 
 /** An error of the service's JSON API; its message is safe to show to the caller. */
 export class ApiError extends CodedError<ApiErrorCode> {

@@ -1,6 +1,6 @@
 import type { GatewayConfig, PluginConfig } from './config/gateway-config.ts';
-import type { RequestPlugin } from './proxy/proxy-server.ts';
 import { buildTokenExchangePlugin } from './plugins/token-exchange/build.ts';
+import type { RequestPlugin } from './proxy/proxy-server.ts';
 
 /**
  * Each plugin type and how to build it. A plugin is a folder under plugins/ holding its

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { GatewayConfig } from './config/gateway-config.ts';
-import { startGateway, type RunningGateway } from './proxy/proxy-server.ts';
-import { buildPlugins } from './build-plugins.ts';
-import { checkPluginClients } from './startup-check.ts';
 import { explainListenError } from '../config/ports.ts';
+import { buildPlugins } from './build-plugins.ts';
+import type { GatewayConfig } from './config/gateway-config.ts';
+import { type RunningGateway, startGateway } from './proxy/proxy-server.ts';
+import { checkPluginClients } from './startup-check.ts';
 
 /**
  * Starts a configured gateway: checks each plugin's client at the service first (a refused

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { GatewayConfig, PluginConfig } from './config/gateway-config.ts';
 import { GatewayConfigError } from './config/config-error.ts';
+import type { GatewayConfig, PluginConfig } from './config/gateway-config.ts';
 import { postTokenRequest } from './plugins/token-exchange/exchange-client.ts';
 
 /** What `/readyz` reports: ready, or the reasons it is not. */
@@ -11,7 +11,12 @@ export interface Readiness {
 
 /** A refusal that proves the credentials wrong; the other codes say the service is not there yet. */
 const REFUSED_CLIENT = new Set(['GATEWAY_CLIENT_REFUSED', 'GATEWAY_ACTOR_UNAVAILABLE']);
-const UNREACHABLE = new Set(['GATEWAY_TOKEN_ENDPOINT_UNREACHABLE', 'GATEWAY_TOKEN_ENDPOINT_TIMEOUT', 'GATEWAY_TOKEN_ENDPOINT_FAILED', 'GATEWAY_TOKEN_ENDPOINT_MALFORMED']);
+const UNREACHABLE = new Set([
+  'GATEWAY_TOKEN_ENDPOINT_UNREACHABLE',
+  'GATEWAY_TOKEN_ENDPOINT_TIMEOUT',
+  'GATEWAY_TOKEN_ENDPOINT_FAILED',
+  'GATEWAY_TOKEN_ENDPOINT_MALFORMED',
+]);
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
@@ -25,7 +30,13 @@ type Outcome = { kind: 'ok' } | { kind: 'refused'; error: Error & { code?: strin
 async function askOnce(plugin: PluginConfig): Promise<Outcome> {
   const { params } = plugin;
   try {
-    await postTokenRequest(`${params.serviceBaseUrl}/oauth2/tokens`, new URLSearchParams({ grant_type: 'client_credentials' }), params.client, params.timeoutMs, `plugin "${plugin.id}": the start-up check of its client`);
+    await postTokenRequest(
+      `${params.serviceBaseUrl}/oauth2/tokens`,
+      new URLSearchParams({ grant_type: 'client_credentials' }),
+      params.client,
+      params.timeoutMs,
+      `plugin "${plugin.id}": the start-up check of its client`,
+    );
     return { kind: 'ok' };
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
@@ -37,7 +48,10 @@ async function askOnce(plugin: PluginConfig): Promise<Outcome> {
 
 function refusedError(plugin: PluginConfig, error: Error): GatewayConfigError {
   const cause = (error.cause as Error | undefined)?.message ?? error.message;
-  return new GatewayConfigError(plugin.keys.clientSecret, `plugin "${plugin.id}": ${plugin.params.serviceBaseUrl}/oauth2/tokens refused its client_credentials request (${cause}); check ${plugin.keys.clientId} and ${plugin.keys.clientSecret}`);
+  return new GatewayConfigError(
+    plugin.keys.clientSecret,
+    `plugin "${plugin.id}": ${plugin.params.serviceBaseUrl}/oauth2/tokens refused its client_credentials request (${cause}); check ${plugin.keys.clientId} and ${plugin.keys.clientSecret}`,
+  );
 }
 
 /**
@@ -62,7 +76,7 @@ export async function checkPluginClients(config: GatewayConfig, log: Logger): Pr
       if (stopped) return;
       if (outcome.kind === 'ok') {
         pending.delete(plugin.id);
-        log.info({ plugin: plugin.id }, 'the service answers the plugin\'s client; ready');
+        log.info({ plugin: plugin.id }, "the service answers the plugin's client; ready");
       } else if (outcome.kind === 'refused') {
         pending.set(plugin.id, refusedError(plugin, outcome.error).message);
         log.error({ plugin: plugin.id }, pending.get(plugin.id));

@@ -11,7 +11,7 @@ export function gatewayStartupWarnings(config: GatewayConfig, unknownVariables: 
     warnings.push('no URL rule (GATEWAY_URLS_<i>_…) and no default target (GATEWAY_DEFAULT_TARGET): every request will be answered 404 GATEWAY_NO_ROUTE');
   }
   if (config.plugins.length === 0) {
-    warnings.push('no plugins (GATEWAY_PLUGINS_<N>_…): requests are proxied without exchanging tokens, the caller\'s Authorization header passed on as sent');
+    warnings.push("no plugins (GATEWAY_PLUGINS_<N>_…): requests are proxied without exchanging tokens, the caller's Authorization header passed on as sent");
   }
   return warnings;
 }

@@ -1,23 +1,23 @@
-import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Store } from '../store/store.ts';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.ts';
-import { validatorCompiler } from './validation.ts';
-import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError } from './error-handler.ts';
-import { installMetrics } from './metrics.ts';
-import { opsRoutes } from '../routes/ops.ts';
-import { organizationRoutes } from '../routes/organizations.ts';
-import { personRoutes } from '../routes/persons.ts';
-import { oauthClientRoutes } from '../routes/oauth-clients.ts';
-import { personTokenRoutes } from '../routes/person-tokens.ts';
-import { auditRoutes } from '../routes/audit.ts';
-import { oauthEndpoints } from '../oauth/plugin.ts';
+import type { KeyRing } from '../oauth/keys/key-ring.ts';
 import { registerMetadata } from '../oauth/metadata.ts';
+import { oauthEndpoints } from '../oauth/plugin.ts';
+import { SvidVerifier } from '../oauth/spiffe/svid-verifier.ts';
 import { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import { TokenReader } from '../oauth/tokens/reader.ts';
-import { SvidVerifier } from '../oauth/spiffe/svid-verifier.ts';
-import type { KeyRing } from '../oauth/keys/key-ring.ts';
+import { auditRoutes } from '../routes/audit.ts';
+import { oauthClientRoutes } from '../routes/oauth-clients.ts';
+import { opsRoutes } from '../routes/ops.ts';
+import { organizationRoutes } from '../routes/organizations.ts';
+import { personTokenRoutes } from '../routes/person-tokens.ts';
+import { personRoutes } from '../routes/persons.ts';
+import type { Store } from '../store/store.ts';
+import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError } from './error-handler.ts';
+import { installMetrics } from './metrics.ts';
+import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
   store: Store;
@@ -47,7 +47,8 @@ export async function buildApp({ store, config, keys, issuer, now = Date.now }: 
   app.removeContentTypeParser(['text/plain', 'application/json']);
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, done));
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  );
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   const registry = installMetrics(app);
@@ -77,7 +78,10 @@ export async function buildApp({ store, config, keys, issuer, now = Date.now }: 
   const tokenContext = { store, keys, issuer, now };
   const tokenIssuer = new TokenIssuer(tokenContext);
   const deps = {
-    store, now, issuer: tokenIssuer, reader: new TokenReader(tokenContext),
+    store,
+    now,
+    issuer: tokenIssuer,
+    reader: new TokenReader(tokenContext),
     svids: new SvidVerifier({
       allowHttpLoopback: config.dev,
       now,

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { ApiError } from '../errors/api-error.ts';
 
 /** Spec §2.2: every non-OAuth response is `{ result, meta, errors }`. */

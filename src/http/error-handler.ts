@@ -5,8 +5,8 @@ import type { ApiErrorCode } from '../errors/catalogue.ts';
 import { CodedError } from '../errors/coded-error.ts';
 import { ConflictError, StorageUnavailableError } from '../store/store.ts';
 import { errorBody } from './envelope.ts';
-import { describeValidationErrors } from './validation.ts';
 import { answerOnSocket } from './socket-answer.ts';
+import { describeValidationErrors } from './validation.ts';
 
 /** Longer path parameters are refused by the router itself, before any schema runs. */
 export const MAX_PARAM_LENGTH = 256;
@@ -68,7 +68,10 @@ export function toErrorResponse(error: unknown): ErrorResponse {
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const response = toErrorResponse(error);
   if (response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
-  reply.code(response.status).headers(response.headers ?? {}).send(errorBody(response.status, response.errors));
+  reply
+    .code(response.status)
+    .headers(response.headers ?? {})
+    .send(errorBody(response.status, response.errors));
 }
 
 /** Node's parser errors that have a code of their own; any other is a malformed request. */

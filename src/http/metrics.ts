@@ -1,5 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** A registry per app, so several services in one process (tests, demo) never share counters. */
 export function installMetrics(app: FastifyInstance, prefix = 'tessera_'): Registry {

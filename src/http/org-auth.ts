@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { ApiError } from '../errors/api-error.ts';
 import { hashSecret } from '../crypto/ids.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { ApiKey, ApiKeyKind, Organization } from '../store/types.ts';
 

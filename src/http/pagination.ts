@@ -1,6 +1,6 @@
-import { Type, type Static } from 'typebox';
-import { ApiError } from '../errors/api-error.ts';
+import { type Static, Type } from 'typebox';
 import { pageDefaults } from '../config/defaults.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Page, PagePosition, PageRequest } from '../store/types.ts';
 import type { CursorPagination as CursorPaginationSchema } from './envelope.ts';
 

@@ -6,9 +6,17 @@ import type { Socket } from 'node:net';
  * request, so there is no response object), then closes the connection: what follows on it
  * cannot be framed. A connection the client has already reset gets no answer.
  */
-export function answerOnSocket(socket: Socket, error: NodeJS.ErrnoException, answer: () => { status: number; body: string; headers?: Record<string, string> }): void {
+export function answerOnSocket(
+  socket: Socket,
+  error: NodeJS.ErrnoException,
+  answer: () => { status: number; body: string; headers?: Record<string, string> },
+): void {
   if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return void socket.destroy();
   const { status, body, headers = {} } = answer();
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
+  );
 }

@@ -20,9 +20,7 @@ const partNames: Record<string, string> = { body: 'body', querystring: 'query', 
 
 /** Turns ajv's errors into messages that name the field (`body.handles[0].type`) and the rule. */
 export function describeValidationErrors(context: string, errors: readonly ErrorObject[]): string[] {
-  const messages = errors
-    .filter((e) => e.keyword !== 'propertyNames' && e.keyword !== 'if')
-    .map((e) => describe(partNames[context] ?? context, e));
+  const messages = errors.filter((e) => e.keyword !== 'propertyNames' && e.keyword !== 'if').map((e) => describe(partNames[context] ?? context, e));
   return [...new Set(messages)].slice(0, 10);
 }
 

@@ -8,6 +8,7 @@ export interface AuthenticatedClient {
   /** The client's organisation configuration, read in the same look-up. */
   config: OrganizationConfig;
 }
+
 import { oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
 
@@ -26,8 +27,10 @@ export async function authenticateClient(store: Store, authorization: string | u
     const colon = decoded.indexOf(':');
     if (colon < 0) throw oauthError('invalid_client', 'the Basic credentials must be client_id:client_secret');
     [id, secret] = [formDecode(decoded.slice(0, colon)), formDecode(decoded.slice(colon + 1))];
-    if (params.has('client_secret')) throw oauthError('invalid_request', 'use one client authentication method: HTTP Basic or client_secret in the body, not both');
-    if (params.has('client_id') && params.get('client_id') !== id) throw oauthError('invalid_request', 'client_id in the body differs from the HTTP Basic client');
+    if (params.has('client_secret'))
+      throw oauthError('invalid_request', 'use one client authentication method: HTTP Basic or client_secret in the body, not both');
+    if (params.has('client_id') && params.get('client_id') !== id)
+      throw oauthError('invalid_request', 'client_id in the body differs from the HTTP Basic client');
   } else if (params.has('client_id') || params.has('client_secret')) {
     id = params.get('client_id');
     secret = params.get('client_secret');

@@ -1,6 +1,6 @@
-import { StorageUnavailableError } from '../store/store.ts';
+import { type OAuthErrorCode, oauthErrorStatus } from '../errors/catalogue.ts';
 import { CodedError } from '../errors/coded-error.ts';
-import { oauthErrorStatus, type OAuthErrorCode } from '../errors/catalogue.ts';
+import { StorageUnavailableError } from '../store/store.ts';
 
 export type { OAuthErrorCode } from '../errors/catalogue.ts';
 
@@ -37,7 +37,11 @@ type PlainCode = Exclude<OAuthErrorCode, 'invalid_client' | 'temporarily_unavail
 export function oauthError(code: 'invalid_client', description: string, options?: { attemptedClient?: AttemptedClient }): InvalidClient;
 export function oauthError(code: 'temporarily_unavailable', description: string, options: { retryAfterSeconds: number }): OAuthError;
 export function oauthError(code: PlainCode, description: string): OAuthError;
-export function oauthError(code: OAuthErrorCode, description: string, options: { attemptedClient?: AttemptedClient; retryAfterSeconds?: number } = {}): OAuthError {
+export function oauthError(
+  code: OAuthErrorCode,
+  description: string,
+  options: { attemptedClient?: AttemptedClient; retryAfterSeconds?: number } = {},
+): OAuthError {
   if (code === 'invalid_client') return new InvalidClient(description, options.attemptedClient);
   if (code === 'temporarily_unavailable') {
     return new OAuthError(code, description, { 'retry-after': String(Math.max(1, Math.ceil(options.retryAfterSeconds ?? 1))) });

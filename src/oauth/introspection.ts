@@ -4,7 +4,7 @@ import { oauthError } from './errors.ts';
 import { OAuthParams } from './form.ts';
 import type { OAuthDeps } from './grants/grant.ts';
 import { introspectorAuthentication, mayIntrospect } from './introspector.ts';
-import { TokenRejected, type OwnToken } from './tokens/reader.ts';
+import { type OwnToken, TokenRejected } from './tokens/reader.ts';
 import { tokenShape } from './tokens/token-types.ts';
 
 function formParams(body: unknown): OAuthParams {
@@ -57,20 +57,24 @@ export function registerIntrospectionAndRevocation(app: FastifyInstance, deps: O
     };
   });
 
-  app.post('/oauth2/tokens/revoke', { schema: { tags: ['oauth2'], summary: 'RFC 7009 token revocation (cascades to exchanged tokens)' } }, async (request, reply) => {
-    const params = formParams(request.body);
-    const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
-    if (!authenticated) throw oauthError('invalid_client', 'this endpoint requires client authentication');
-    const { client } = authenticated;
-    const value = params.require('token');
-    const shape = tokenShape(value);
-    if (shape === 'jwt') throw oauthError('unsupported_token_type', 'JWT access tokens cannot be revoked; they expire (keep their lifetime short)');
-    const token = shape === 'opaque' ? await readAny(deps, value, client.orgId) : undefined;
-    // RFC 7009 §2.2: an unknown, expired or foreign token is answered 200 all the same.
-    if (token?.record) {
-      if (token.clientId !== undefined && token.clientId !== client.id) throw oauthError('unauthorized_client', 'the token was issued to another client');
-      await deps.store.revokeTokenTree(token.record.hash, deps.now());
-    }
-    return reply.code(200).header('cache-control', 'no-store').send();
-  });
+  app.post(
+    '/oauth2/tokens/revoke',
+    { schema: { tags: ['oauth2'], summary: 'RFC 7009 token revocation (cascades to exchanged tokens)' } },
+    async (request, reply) => {
+      const params = formParams(request.body);
+      const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
+      if (!authenticated) throw oauthError('invalid_client', 'this endpoint requires client authentication');
+      const { client } = authenticated;
+      const value = params.require('token');
+      const shape = tokenShape(value);
+      if (shape === 'jwt') throw oauthError('unsupported_token_type', 'JWT access tokens cannot be revoked; they expire (keep their lifetime short)');
+      const token = shape === 'opaque' ? await readAny(deps, value, client.orgId) : undefined;
+      // RFC 7009 §2.2: an unknown, expired or foreign token is answered 200 all the same.
+      if (token?.record) {
+        if (token.clientId !== undefined && token.clientId !== client.id) throw oauthError('unauthorized_client', 'the token was issued to another client');
+        await deps.store.revokeTokenTree(token.record.hash, deps.now());
+      }
+      return reply.code(200).header('cache-control', 'no-store').send();
+    },
+  );
 }

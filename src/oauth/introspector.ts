@@ -10,9 +10,7 @@ import type { OAuthParams } from './form.ts';
 import type { OwnToken } from './tokens/reader.ts';
 
 /** Who asks to introspect: a client, or an organisation's admin API key. */
-export type Introspector =
-  | { kind: 'client'; orgId: string; client: OAuthClient }
-  | { kind: 'admin-key'; orgId: string };
+export type Introspector = { kind: 'client'; orgId: string; client: OAuthClient } | { kind: 'admin-key'; orgId: string };
 
 /** The JSON API's refusals of a key, each of which is a failed authentication here. */
 const KEY_REFUSALS: readonly ApiErrorCode[] = ['INVALID_HEADER', 'ORGANIZATION_NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN'];
@@ -23,7 +21,9 @@ const KEY_REFUSALS: readonly ApiErrorCode[] = ['INVALID_HEADER', 'ORGANIZATION_N
  * refusal of the key (unknown organisation, wrong key, an integration key) is 401
  * invalid_client, as a request without credentials is.
  */
-export function introspectorAuthentication(store: Store): (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, params: OAuthParams) => Promise<Introspector> {
+export function introspectorAuthentication(
+  store: Store,
+): (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, params: OAuthParams) => Promise<Introspector> {
   const checkAdminKey = requireApiKey(store, ['admin']);
   return async (app, request, reply, params) => {
     if (request.headers['service-api-key'] === undefined) {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { oauthError } from './errors.ts';
-import { registerTokenEndpoint, sendOAuthError } from './token-endpoint.ts';
-import { registerIntrospectionAndRevocation } from './introspection.ts';
 import type { OAuthDeps } from './grants/grant.ts';
+import { registerIntrospectionAndRevocation } from './introspection.ts';
+import { registerTokenEndpoint, sendOAuthError } from './token-endpoint.ts';
 
 const FORM_LIMIT = 32 * 1024;
 
@@ -16,11 +16,14 @@ export function oauthEndpoints(deps: OAuthDeps): FastifyPluginAsync {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => done(null, body));
     app.addContentTypeParser('*', (_request, _payload, done) =>
-      done(oauthError('invalid_request', 'the request body must be application/x-www-form-urlencoded'), undefined));
+      done(oauthError('invalid_request', 'the request body must be application/x-www-form-urlencoded'), undefined),
+    );
     app.setErrorHandler((error, request, reply) => {
       const code = (error as { code?: string }).code;
-      if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendOAuthError(oauthError('invalid_request', `the request body is larger than ${FORM_LIMIT} bytes`), request, reply);
-      if (code?.startsWith('FST_ERR_CTP')) return sendOAuthError(oauthError('invalid_request', 'the request body must be application/x-www-form-urlencoded'), request, reply);
+      if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        return sendOAuthError(oauthError('invalid_request', `the request body is larger than ${FORM_LIMIT} bytes`), request, reply);
+      if (code?.startsWith('FST_ERR_CTP'))
+        return sendOAuthError(oauthError('invalid_request', 'the request body must be application/x-www-form-urlencoded'), request, reply);
       sendOAuthError(error, request, reply);
     });
     registerTokenEndpoint(app, deps);

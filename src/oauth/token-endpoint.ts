@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '../crypto/ids.ts';
+import { StorageUnavailableError } from '../store/store.ts';
+import type { OAuthClient } from '../store/types.ts';
 import { authenticateClient } from './client-auth.ts';
 import { InvalidClient, OAuthError, oauthError, toOAuthErrorResponse } from './errors.ts';
 import { OAuthParams } from './form.ts';
 import { clientCredentials } from './grants/client-credentials.ts';
-import { tokenExchange } from './grants/token-exchange.ts';
 import type { AuditNotes, Grant, OAuthDeps } from './grants/grant.ts';
-import type { OAuthClient } from '../store/types.ts';
-import { StorageUnavailableError } from '../store/store.ts';
+import { tokenExchange } from './grants/token-exchange.ts';
 
 const grants: ReadonlyMap<string, Grant> = new Map([clientCredentials, tokenExchange].map((g) => [g.type, g]));
 export const supportedGrantTypes = [...grants.keys()];
@@ -22,9 +22,11 @@ function parse(request: FastifyRequest): OAuthParams {
 function checkGrantAllowed(params: OAuthParams, client: OAuthClient | undefined): Grant {
   const type = params.require('grant_type');
   const grant = grants.get(type);
-  if (!grant) throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(type.slice(0, 100))} is not supported; use ${supportedGrantTypes.join(' or ')}`);
+  if (!grant)
+    throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(type.slice(0, 100))} is not supported; use ${supportedGrantTypes.join(' or ')}`);
   if (!client && grant.requiresClient) throw oauthError('invalid_client', `grant_type ${type} requires client authentication`);
-  if (client && !(client.grantTypes as readonly string[]).includes(type)) throw oauthError('unauthorized_client', `the client is not allowed grant_type ${type}`);
+  if (client && !(client.grantTypes as readonly string[]).includes(type))
+    throw oauthError('unauthorized_client', `the client is not allowed grant_type ${type}`);
   return grant;
 }
 
@@ -36,35 +38,39 @@ export function sendOAuthError(error: unknown, request: FastifyRequest, reply: F
 
 /** POST /oauth2/tokens: parse → authenticate client → check grant allowed → grant handler; audited either way. */
 export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): void {
-  app.post('/oauth2/tokens', { schema: { tags: ['oauth2'], summary: 'RFC 6749 token endpoint: client_credentials and RFC 8693 token exchange' } }, async (request, reply) => {
-    const audit: AuditNotes = {};
-    let auditType = 'token.request';
-    let client: { id: string; orgId: string } | undefined;
-    try {
-      const params = parse(request);
-      auditType = grants.get(params.get('grant_type') ?? '')?.auditType ?? auditType;
-      const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
-      client = authenticated?.client;
-      audit.orgId = client?.orgId;
-      const grant = checkGrantAllowed(params, authenticated?.client);
-      const response = await grant.handle({ params, client: authenticated?.client, clientConfig: authenticated?.config, deps, audit });
-      await record(deps, auditType, client, audit, undefined);
-      return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
-    } catch (error) {
-      // A wrong secret for a registered client is audited in that client's organisation.
-      if (error instanceof InvalidClient && error.attemptedClient) {
-        client = error.attemptedClient;
-        audit.orgId = client.orgId;
+  app.post(
+    '/oauth2/tokens',
+    { schema: { tags: ['oauth2'], summary: 'RFC 6749 token endpoint: client_credentials and RFC 8693 token exchange' } },
+    async (request, reply) => {
+      const audit: AuditNotes = {};
+      let auditType = 'token.request';
+      let client: { id: string; orgId: string } | undefined;
+      try {
+        const params = parse(request);
+        auditType = grants.get(params.get('grant_type') ?? '')?.auditType ?? auditType;
+        const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
+        client = authenticated?.client;
+        audit.orgId = client?.orgId;
+        const grant = checkGrantAllowed(params, authenticated?.client);
+        const response = await grant.handle({ params, client: authenticated?.client, clientConfig: authenticated?.config, deps, audit });
+        await record(deps, auditType, client, audit, undefined);
+        return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
+      } catch (error) {
+        // A wrong secret for a registered client is audited in that client's organisation.
+        if (error instanceof InvalidClient && error.attemptedClient) {
+          client = error.attemptedClient;
+          audit.orgId = client.orgId;
+        }
+        // Without a known organisation (unknown client, clientless request refused before its
+        // subject was read) there is nowhere to file the event; the access log keeps the request.
+        // With the database unreachable, the audit write would only fail the same way, later.
+        if (audit.orgId && !(error instanceof StorageUnavailableError)) {
+          await record(deps, auditType, client, audit, error).catch((auditError: unknown) => request.log.error({ err: auditError }, 'audit write failed'));
+        }
+        throw error;
       }
-      // Without a known organisation (unknown client, clientless request refused before its
-      // subject was read) there is nowhere to file the event; the access log keeps the request.
-      // With the database unreachable, the audit write would only fail the same way, later.
-      if (audit.orgId && !(error instanceof StorageUnavailableError)) {
-        await record(deps, auditType, client, audit, error).catch((auditError: unknown) => request.log.error({ err: auditError }, 'audit write failed'));
-      }
-      throw error;
-    }
-  });
+    },
+  );
 }
 
 async function record(deps: OAuthDeps, type: string, client: { id: string } | undefined, audit: AuditNotes, error: unknown): Promise<void> {

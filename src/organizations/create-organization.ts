@@ -1,5 +1,5 @@
-import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import { organizationConfigDefaults } from '../config/defaults.ts';
+import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import type { ApiKey, Organization, OrganizationStore } from '../store/organizations/store.ts';
 
 export interface CreatedOrganization {

@@ -1,8 +1,8 @@
-import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { commonErrors, ListEnvelope } from '../http/envelope.ts';
-import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { AuditEvent } from '../store/types.ts';
@@ -26,13 +26,23 @@ function present(event: AuditEvent) {
 export function auditRoutes(store: AuditStore & OrganizationStore): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
-    app.get('/audit/events', {
-      schema: { tags: ['audit'], security: [{ orgId: [], apiKey: [] }], summary: 'List audit events', querystring: AuditQuery, response: { 200: ListEnvelope(EventView), ...commonErrors } },
-    }, async (request) => {
-      // The type filter is part of the list's identity, so a cursor cannot cross filters.
-      const list = `audit:${request.query.type ?? '*'}`;
-      const page = await store.listAuditEvents(tenantOf(request).org.id, request.query.type, pageRequest(list, request.query));
-      return listResponse(list, request.query.limit, page, present);
-    });
+    app.get(
+      '/audit/events',
+      {
+        schema: {
+          tags: ['audit'],
+          security: [{ orgId: [], apiKey: [] }],
+          summary: 'List audit events',
+          querystring: AuditQuery,
+          response: { 200: ListEnvelope(EventView), ...commonErrors },
+        },
+      },
+      async (request) => {
+        // The type filter is part of the list's identity, so a cursor cannot cross filters.
+        const list = `audit:${request.query.type ?? '*'}`;
+        const page = await store.listAuditEvents(tenantOf(request).org.id, request.query.type, pageRequest(list, request.query));
+        return listResponse(list, request.query.limit, page, present);
+      },
+    );
   };
 }

@@ -1,6 +1,6 @@
 import { invalidField } from '../errors/api-error.ts';
-import { canonicalHandle, handleProblem } from '../validation/handle.ts';
 import type { Handle } from '../store/types.ts';
+import { canonicalHandle, handleProblem } from '../validation/handle.ts';
 
 /**
  * Puts each handle in its canonical form (see canonicalHandle), then checks it there, so the

@@ -1,16 +1,15 @@
-import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiError } from '../errors/api-error.ts';
+import { Type } from 'typebox';
 import { clientDefaults } from '../config/defaults.ts';
-import { scopeTokenPattern } from '../oauth/scope.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
-import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import { accessTokenFormats, clientGrantTypes, type OAuthClient } from '../store/types.ts';
+import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
+import { scopeTokenPattern } from '../oauth/scope.ts';
 import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
-
+import { accessTokenFormats, clientGrantTypes, type OAuthClient } from '../store/types.ts';
 
 const ClientFields = {
   client_name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -35,8 +34,12 @@ const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLen
 
 function presentClient(client: OAuthClient) {
   return {
-    client_id: client.id, client_name: client.name, scopes: client.scopes, grant_types: client.grantTypes,
-    access_token_duration: client.accessTokenDuration, access_token_format: client.accessTokenFormat,
+    client_id: client.id,
+    client_name: client.name,
+    scopes: client.scopes,
+    grant_types: client.grantTypes,
+    access_token_duration: client.accessTokenDuration,
+    access_token_format: client.accessTokenFormat,
     created_at: new Date(client.createdAt).toISOString(),
   };
 }
@@ -48,54 +51,86 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore): Fasti
     const security = [{ orgId: [], apiKey: [] }];
     const notFound = () => new ApiError('NOT_FOUND', 'path.client_id: no OAuth2 client of this organisation has this id');
 
-    app.post('/oauth2/clients', {
-      schema: { tags, security, summary: 'Register an OAuth2 client (secret shown once)', body: NewClient, response: { 201: Envelope(Type.Intersect([ClientView, Secret])), ...commonErrors } },
-    }, async (request, reply) => {
-      const secret = newSecret('tcs');
-      const client: OAuthClient = {
-        id: newId('cli'),
-        orgId: tenantOf(request).org.id,
-        name: request.body.client_name,
-        scopes: request.body.scopes ?? [],
-        grantTypes: request.body.grant_types,
-        accessTokenDuration: request.body.access_token_duration ?? clientDefaults.accessTokenDuration,
-        accessTokenFormat: request.body.access_token_format ?? clientDefaults.accessTokenFormat,
-        secretHash: hashSecret(secret),
-        createdAt: Date.now(),
-      };
-      await store.createClient(client);
-      return reply.code(201).send({ result: { ...presentClient(client), client_secret: secret } });
-    });
+    app.post(
+      '/oauth2/clients',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Register an OAuth2 client (secret shown once)',
+          body: NewClient,
+          response: { 201: Envelope(Type.Intersect([ClientView, Secret])), ...commonErrors },
+        },
+      },
+      async (request, reply) => {
+        const secret = newSecret('tcs');
+        const client: OAuthClient = {
+          id: newId('cli'),
+          orgId: tenantOf(request).org.id,
+          name: request.body.client_name,
+          scopes: request.body.scopes ?? [],
+          grantTypes: request.body.grant_types,
+          accessTokenDuration: request.body.access_token_duration ?? clientDefaults.accessTokenDuration,
+          accessTokenFormat: request.body.access_token_format ?? clientDefaults.accessTokenFormat,
+          secretHash: hashSecret(secret),
+          createdAt: Date.now(),
+        };
+        await store.createClient(client);
+        return reply.code(201).send({ result: { ...presentClient(client), client_secret: secret } });
+      },
+    );
 
-    app.get('/oauth2/clients', {
-      schema: { tags, security, summary: 'List OAuth2 clients', querystring: PageQuery, response: { 200: ListEnvelope(ClientView), ...commonErrors } },
-    }, async (request) => {
-      const page = await store.listClients(tenantOf(request).org.id, pageRequest('oauth2-clients', request.query));
-      return listResponse('oauth2-clients', request.query.limit, page, presentClient);
-    });
+    app.get(
+      '/oauth2/clients',
+      {
+        schema: { tags, security, summary: 'List OAuth2 clients', querystring: PageQuery, response: { 200: ListEnvelope(ClientView), ...commonErrors } },
+      },
+      async (request) => {
+        const page = await store.listClients(tenantOf(request).org.id, pageRequest('oauth2-clients', request.query));
+        return listResponse('oauth2-clients', request.query.limit, page, presentClient);
+      },
+    );
 
-    app.get('/oauth2/clients/:client_id', {
-      schema: { tags, security, summary: 'Read an OAuth2 client', params: ClientParams, response: { 200: Envelope(ClientView), ...commonErrors } },
-    }, async (request) => {
-      const client = await store.getClient(tenantOf(request).org.id, request.params.client_id);
-      if (!client) throw notFound();
-      return { result: presentClient(client) };
-    });
+    app.get(
+      '/oauth2/clients/:client_id',
+      {
+        schema: { tags, security, summary: 'Read an OAuth2 client', params: ClientParams, response: { 200: Envelope(ClientView), ...commonErrors } },
+      },
+      async (request) => {
+        const client = await store.getClient(tenantOf(request).org.id, request.params.client_id);
+        if (!client) throw notFound();
+        return { result: presentClient(client) };
+      },
+    );
 
-    app.delete('/oauth2/clients/:client_id', {
-      schema: { tags, security, summary: 'Delete an OAuth2 client', params: ClientParams, response: { 204: Type.Null(), ...commonErrors } },
-    }, async (request, reply) => {
-      // Revokes the client's opaque tokens in the same transaction (see ClientStore.deleteClient).
-      if (!(await store.deleteClient(tenantOf(request).org.id, request.params.client_id, Date.now()))) throw notFound();
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/oauth2/clients/:client_id',
+      {
+        schema: { tags, security, summary: 'Delete an OAuth2 client', params: ClientParams, response: { 204: Type.Null(), ...commonErrors } },
+      },
+      async (request, reply) => {
+        // Revokes the client's opaque tokens in the same transaction (see ClientStore.deleteClient).
+        if (!(await store.deleteClient(tenantOf(request).org.id, request.params.client_id, Date.now()))) throw notFound();
+        return reply.code(204).send(null);
+      },
+    );
 
-    app.post('/oauth2/clients/:client_id/secret', {
-      schema: { tags, security, summary: 'Rotate the client secret (the old one stops working at once)', params: ClientParams, response: { 200: Envelope(Type.Intersect([Type.Object({ client_id: Type.String() }), Secret])), ...commonErrors } },
-    }, async (request) => {
-      const secret = newSecret('tcs');
-      if (!(await store.replaceClientSecret(tenantOf(request).org.id, request.params.client_id, hashSecret(secret)))) throw notFound();
-      return { result: { client_id: request.params.client_id, client_secret: secret } };
-    });
+    app.post(
+      '/oauth2/clients/:client_id/secret',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Rotate the client secret (the old one stops working at once)',
+          params: ClientParams,
+          response: { 200: Envelope(Type.Intersect([Type.Object({ client_id: Type.String() }), Secret])), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const secret = newSecret('tcs');
+        if (!(await store.replaceClientSecret(tenantOf(request).org.id, request.params.client_id, hashSecret(secret)))) throw notFound();
+        return { result: { client_id: request.params.client_id, client_secret: secret } };
+      },
+    );
   };
 }

@@ -1,6 +1,7 @@
+import { parseWorkloadSpiffeId } from '../oauth/spiffe/spiffe-id.ts';
 import type { OrganizationConfig } from '../store/types.ts';
 import { isEmailAddress } from '../validation/email.ts';
-import { parseWorkloadSpiffeId } from '../oauth/spiffe/spiffe-id.ts';
+
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export interface Problem {

@@ -1,14 +1,14 @@
-import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiError, invalidField } from '../errors/api-error.ts';
-import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
-import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
-import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
-import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import { apiKeyKinds, type ApiKey, type OrganizationConfig } from '../store/types.ts';
-import type { OrganizationStore } from '../store/organizations/store.ts';
-import { checkOrganizationConfig } from './organization-config-rules.ts';
+import { Type } from 'typebox';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
+import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
+import { ApiError, invalidField } from '../errors/api-error.ts';
+import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
+import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
+import { type ApiKey, apiKeyKinds, type OrganizationConfig } from '../store/types.ts';
+import { checkOrganizationConfig } from './organization-config-rules.ts';
 
 const ApiKeyView = Type.Object({
   id: Type.String(),
@@ -48,49 +48,95 @@ export function organizationRoutes(store: OrganizationStore, options: { dev: boo
     const tags = ['organizations'];
     const security = [{ orgId: [], apiKey: [] }];
 
-    app.post('/organizations/api-keys', {
-      schema: { tags, security, summary: 'Create an API key (shown once)', body: NewApiKey, response: { 201: Envelope(CreatedApiKey), ...commonErrors } },
-    }, async (request, reply) => {
-      const { org } = tenantOf(request);
-      const secret = newSecret(request.body.kind === 'admin' ? 'tsk' : 'tsi');
-      const key: ApiKey = { id: newId('key'), orgId: org.id, name: request.body.name, kind: request.body.kind, secretHash: hashSecret(secret), createdAt: Date.now() };
-      await store.createApiKey(key);
-      return reply.code(201).send({ result: { ...presentKey(key), api_key: secret } });
-    });
+    app.post(
+      '/organizations/api-keys',
+      {
+        schema: { tags, security, summary: 'Create an API key (shown once)', body: NewApiKey, response: { 201: Envelope(CreatedApiKey), ...commonErrors } },
+      },
+      async (request, reply) => {
+        const { org } = tenantOf(request);
+        const secret = newSecret(request.body.kind === 'admin' ? 'tsk' : 'tsi');
+        const key: ApiKey = {
+          id: newId('key'),
+          orgId: org.id,
+          name: request.body.name,
+          kind: request.body.kind,
+          secretHash: hashSecret(secret),
+          createdAt: Date.now(),
+        };
+        await store.createApiKey(key);
+        return reply.code(201).send({ result: { ...presentKey(key), api_key: secret } });
+      },
+    );
 
-    app.get('/organizations/api-keys', {
-      schema: { tags, security, summary: 'List API keys (never their secrets)', querystring: PageQuery, response: { 200: ListEnvelope(ApiKeyView), ...commonErrors } },
-    }, async (request) => {
-      const page = await store.listApiKeys(tenantOf(request).org.id, pageRequest('api-keys', request.query));
-      return listResponse('api-keys', request.query.limit, page, presentKey);
-    });
+    app.get(
+      '/organizations/api-keys',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'List API keys (never their secrets)',
+          querystring: PageQuery,
+          response: { 200: ListEnvelope(ApiKeyView), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const page = await store.listApiKeys(tenantOf(request).org.id, pageRequest('api-keys', request.query));
+        return listResponse('api-keys', request.query.limit, page, presentKey);
+      },
+    );
 
-    app.delete('/organizations/api-keys/:key_id', {
-      schema: { tags, security, summary: 'Revoke an API key', params: Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }), response: { 204: Type.Null(), ...commonErrors } },
-    }, async (request, reply) => {
-      const { org, key } = tenantOf(request);
-      // The only key that can call this is an admin key, so refusing self-revocation also
-      // guarantees an organisation is never left without an admin key.
-      if (request.params.key_id === key.id) throw new ApiError('CONFLICT', 'path.key_id: is the key making this request; revoke it with another admin key');
-      if (!(await store.deleteApiKey(org.id, request.params.key_id))) throw new ApiError('NOT_FOUND', 'path.key_id: no API key of this organisation has this id');
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/organizations/api-keys/:key_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Revoke an API key',
+          params: Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+          response: { 204: Type.Null(), ...commonErrors },
+        },
+      },
+      async (request, reply) => {
+        const { org, key } = tenantOf(request);
+        // The only key that can call this is an admin key, so refusing self-revocation also
+        // guarantees an organisation is never left without an admin key.
+        if (request.params.key_id === key.id) throw new ApiError('CONFLICT', 'path.key_id: is the key making this request; revoke it with another admin key');
+        if (!(await store.deleteApiKey(org.id, request.params.key_id)))
+          throw new ApiError('NOT_FOUND', 'path.key_id: no API key of this organisation has this id');
+        return reply.code(204).send(null);
+      },
+    );
 
-    app.get('/organizations/config', {
-      schema: { tags, security, summary: "Read the organisation's configuration", response: { 200: Envelope(ConfigView), ...commonErrors } },
-    }, async (request) => ({ result: tenantOf(request).org.config }));
+    app.get(
+      '/organizations/config',
+      {
+        schema: { tags, security, summary: "Read the organisation's configuration", response: { 200: Envelope(ConfigView), ...commonErrors } },
+      },
+      async (request) => ({ result: tenantOf(request).org.config }),
+    );
 
-    app.patch('/organizations/config', {
-      schema: { tags, security, summary: 'Change configuration fields (each given field replaces its value)', body: ConfigPatch, response: { 200: Envelope(ConfigView), ...commonErrors } },
-    }, async (request) => {
-      const updated = await store.updateOrganizationConfig(tenantOf(request).org.id, (current) => {
-        const config: OrganizationConfig = { ...current, ...request.body };
-        const problem = checkOrganizationConfig(config, options);
-        if (problem) throw invalidField(`body.${problem.field}`, problem.rule);
-        return config;
-      });
-      if (!updated) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: the organisation was deleted');
-      return { result: updated.config };
-    });
+    app.patch(
+      '/organizations/config',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Change configuration fields (each given field replaces its value)',
+          body: ConfigPatch,
+          response: { 200: Envelope(ConfigView), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const updated = await store.updateOrganizationConfig(tenantOf(request).org.id, (current) => {
+          const config: OrganizationConfig = { ...current, ...request.body };
+          const problem = checkOrganizationConfig(config, options);
+          if (problem) throw invalidField(`body.${problem.field}`, problem.rule);
+          return config;
+        });
+        if (!updated) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: the organisation was deleted');
+        return { result: updated.config };
+      },
+    );
   };
 }

@@ -1,21 +1,28 @@
-import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
+import { newId } from '../crypto/ids.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import type { PersonStore } from '../store/persons/store.ts';
+import { SCOPE_LIST_PATTERN, scopeSet } from '../oauth/scope.ts';
+import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
-import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
-import { SCOPE_LIST_PATTERN, scopeSet } from '../oauth/scope.ts';
-import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
-import { newId } from '../crypto/ids.ts';
+import type { PersonStore } from '../store/persons/store.ts';
 
 const MintRequest = Type.Object(
   {
-    expires_in: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_TOKEN_LIFETIME_SECONDS, description: "Seconds; capped by the organisation's token_lifetime_ceiling" })),
+    expires_in: Type.Optional(
+      Type.Integer({ minimum: 60, maximum: MAX_TOKEN_LIFETIME_SECONDS, description: "Seconds; capped by the organisation's token_lifetime_ceiling" }),
+    ),
     scope: Type.Optional(Type.String({ maxLength: 2048, pattern: SCOPE_LIST_PATTERN, description: 'Space-delimited scopes carried by the token' })),
-    may_act: Type.Optional(Type.Object({ sub: Type.String({ minLength: 1, maxLength: 2048 }) }, { additionalProperties: false, description: 'RFC 8693 §4.4: the only actor allowed to act for this person' })),
+    may_act: Type.Optional(
+      Type.Object(
+        { sub: Type.String({ minLength: 1, maxLength: 2048 }) },
+        { additionalProperties: false, description: 'RFC 8693 §4.4: the only actor allowed to act for this person' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -28,33 +35,42 @@ const Minted = Type.Object({ token: Type.String(), person_id: Type.String(), exp
 export function personTokenRoutes(store: PersonStore & AuditStore & OrganizationStore, issuer: TokenIssuer, now: () => number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
-    app.post('/persons/:person_id/mint-token', {
-      // No body at all means the defaults.
-      preValidation: async (request) => {
-        request.body ??= {};
+    app.post(
+      '/persons/:person_id/mint-token',
+      {
+        // No body at all means the defaults.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+        schema: {
+          tags: ['persons'],
+          security: [{ orgId: [], apiKey: [] }],
+          summary: 'Mint a person JWT',
+          params: Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+          body: Type.Optional(MintRequest),
+          response: { 200: Envelope(Minted), ...commonErrors },
+        },
       },
-      schema: {
-        tags: ['persons'], security: [{ orgId: [], apiKey: [] }], summary: 'Mint a person JWT',
-        params: Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) }),
-        body: Type.Optional(MintRequest),
-        response: { 200: Envelope(Minted), ...commonErrors },
+      async (request) => {
+        const { org, key } = tenantOf(request);
+        const person = await store.getPerson(org.id, request.params.person_id);
+        if (!person) throw new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
+        const body = request.body ?? {};
+        if (body.may_act?.sub === person.id) throw invalidField('body.may_act.sub', 'must name another party than the person');
+        const lifetimeSeconds = Math.min(body.expires_in ?? org.config.token_lifetime_ceiling, org.config.token_lifetime_ceiling);
+        const scope = [...scopeSet(body.scope ?? '')].join(' ');
+        const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope, lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
+        // Minting speaks for a person: who did it is worth a record.
+        const at = now();
+        await store.recordAuditEvent({
+          id: newId('evt', at),
+          orgId: org.id,
+          type: 'person.token_minted',
+          occurredAt: at,
+          data: { person_id: person.id, api_key_id: key.id, expires_in: lifetimeSeconds, scope, may_act: body.may_act ?? null },
+        });
+        return { result: { token, person_id: person.id, expires_in: lifetimeSeconds } };
       },
-    }, async (request) => {
-      const { org, key } = tenantOf(request);
-      const person = await store.getPerson(org.id, request.params.person_id);
-      if (!person) throw new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
-      const body = request.body ?? {};
-      if (body.may_act?.sub === person.id) throw invalidField('body.may_act.sub', 'must name another party than the person');
-      const lifetimeSeconds = Math.min(body.expires_in ?? org.config.token_lifetime_ceiling, org.config.token_lifetime_ceiling);
-      const scope = [...scopeSet(body.scope ?? '')].join(' ');
-      const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope, lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
-      // Minting speaks for a person: who did it is worth a record.
-      const at = now();
-      await store.recordAuditEvent({
-        id: newId('evt', at), orgId: org.id, type: 'person.token_minted', occurredAt: at,
-        data: { person_id: person.id, api_key_id: key.id, expires_in: lifetimeSeconds, scope, may_act: body.may_act ?? null },
-      });
-      return { result: { token, person_id: person.id, expires_in: lifetimeSeconds } };
-    });
+    );
   };
 }

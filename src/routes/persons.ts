@@ -1,13 +1,13 @@
-import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiError } from '../errors/api-error.ts';
+import { Type } from 'typebox';
 import { newId } from '../crypto/ids.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
-import { listResponse, pageRequest, PageQuery } from '../http/pagination.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import { handleTypes, personRoles, type Person } from '../store/types.ts';
-import type { PersonStore } from '../store/persons/store.ts';
+import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
+import type { PersonStore } from '../store/persons/store.ts';
+import { handleTypes, type Person, personRoles } from '../store/types.ts';
 import { normaliseHandles } from './handles.ts';
 
 const HandleSchema = Type.Object(
@@ -46,44 +46,60 @@ export function personRoutes(store: PersonStore & OrganizationStore): FastifyPlu
     const tags = ['persons'];
     const security = [{ orgId: [], apiKey: [] }];
 
-    app.post('/persons', {
-      schema: { tags, security, summary: 'Create a person', body: NewPerson, response: { 201: Envelope(PersonView), ...commonErrors } },
-    }, async (request, reply) => {
-      const person: Person = {
-        id: newId('per'),
-        orgId: tenantOf(request).org.id,
-        handles: normaliseHandles(request.body.handles),
-        roles: request.body.roles ?? [],
-        console: request.body.console ?? false,
-        createdAt: Date.now(),
-      };
-      await store.createPerson(person);
-      return reply.code(201).send({ result: presentPerson(person) });
-    });
+    app.post(
+      '/persons',
+      {
+        schema: { tags, security, summary: 'Create a person', body: NewPerson, response: { 201: Envelope(PersonView), ...commonErrors } },
+      },
+      async (request, reply) => {
+        const person: Person = {
+          id: newId('per'),
+          orgId: tenantOf(request).org.id,
+          handles: normaliseHandles(request.body.handles),
+          roles: request.body.roles ?? [],
+          console: request.body.console ?? false,
+          createdAt: Date.now(),
+        };
+        await store.createPerson(person);
+        return reply.code(201).send({ result: presentPerson(person) });
+      },
+    );
 
-    app.get('/persons', {
-      schema: { tags, security, summary: 'List persons', querystring: PageQuery, response: { 200: ListEnvelope(PersonView), ...commonErrors } },
-    }, async (request) => {
-      const page = await store.listPersons(tenantOf(request).org.id, pageRequest('persons', request.query));
-      return listResponse('persons', request.query.limit, page, presentPerson);
-    });
+    app.get(
+      '/persons',
+      {
+        schema: { tags, security, summary: 'List persons', querystring: PageQuery, response: { 200: ListEnvelope(PersonView), ...commonErrors } },
+      },
+      async (request) => {
+        const page = await store.listPersons(tenantOf(request).org.id, pageRequest('persons', request.query));
+        return listResponse('persons', request.query.limit, page, presentPerson);
+      },
+    );
 
-    app.get('/persons/:person_id', {
-      schema: { tags, security, summary: 'Read a person', params: PersonParams, response: { 200: Envelope(PersonView), ...commonErrors } },
-    }, async (request) => {
-      const person = await store.getPerson(tenantOf(request).org.id, request.params.person_id);
-      if (!person) throw notFound();
-      return { result: presentPerson(person) };
-    });
+    app.get(
+      '/persons/:person_id',
+      {
+        schema: { tags, security, summary: 'Read a person', params: PersonParams, response: { 200: Envelope(PersonView), ...commonErrors } },
+      },
+      async (request) => {
+        const person = await store.getPerson(tenantOf(request).org.id, request.params.person_id);
+        if (!person) throw notFound();
+        return { result: presentPerson(person) };
+      },
+    );
 
-    app.delete('/persons/:person_id', {
-      schema: { tags, security, summary: 'Delete a person and everything of theirs', params: PersonParams, response: { 204: Type.Null(), ...commonErrors } },
-    }, async (request, reply) => {
-      // Their opaque tokens are revoked in the same transaction; their JWTs, which cannot be
-      // revoked, are refused at exchange because the person is looked up there.
-      if (!(await store.deletePerson(tenantOf(request).org.id, request.params.person_id, Date.now()))) throw notFound();
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/persons/:person_id',
+      {
+        schema: { tags, security, summary: 'Delete a person and everything of theirs', params: PersonParams, response: { 204: Type.Null(), ...commonErrors } },
+      },
+      async (request, reply) => {
+        // Their opaque tokens are revoked in the same transaction; their JWTs, which cannot be
+        // revoked, are refused at exchange because the person is looked up there.
+        if (!(await store.deletePerson(tenantOf(request).org.id, request.params.person_id, Date.now()))) throw notFound();
+        return reply.code(204).send(null);
+      },
+    );
   };
 }
 

@@ -13,28 +13,18 @@ export interface Migration {
  */
 export async function migrate(driver: SqlDriver, migrations: readonly Migration[]): Promise<number[]> {
   return driver.migrationTransaction(async (tx) => {
-    await tx.run(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-    );
-    const applied = new Set(
-      (await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => Number(row.version)),
-    );
+    await tx.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
+    const applied = new Set((await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => Number(row.version)));
     const known = new Set(migrations.map((m) => m.version));
     const newer = [...applied].filter((version) => !known.has(version));
     if (newer.length > 0) {
-      throw new Error(
-        `the database has schema version ${Math.max(...newer)}, newer than this Tessera knows (${Math.max(0, ...known)}); run a newer Tessera`,
-      );
+      throw new Error(`the database has schema version ${Math.max(...newer)}, newer than this Tessera knows (${Math.max(0, ...known)}); run a newer Tessera`);
     }
     const done: number[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       for (const statement of migration.statements) await tx.run(statement);
-      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
-        migration.version,
-        migration.name,
-        Date.now(),
-      ]);
+      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, Date.now()]);
       done.push(migration.version);
     }
     return done;

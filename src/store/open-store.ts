@@ -1,10 +1,10 @@
-import { sqlStore } from './sql-store.ts';
-import { SqliteDriver } from './sqlite/sqlite-driver.ts';
-import { PostgresDriver } from './postgres/postgres-driver.ts';
+import { drainingDriver } from './draining-driver.ts';
 import { migrate } from './migrate.ts';
 import { migrationsFor } from './migrations.ts';
-import { drainingDriver } from './draining-driver.ts';
+import { PostgresDriver } from './postgres/postgres-driver.ts';
 import type { SqlDriver } from './sql-driver.ts';
+import { sqlStore } from './sql-store.ts';
+import { SqliteDriver } from './sqlite/sqlite-driver.ts';
 import type { Store } from './store.ts';
 
 export interface OpenedStore {

@@ -1,12 +1,12 @@
+import { sqlAuditStore } from './audit/sql.ts';
+import { sqlClientStore } from './clients/sql.ts';
+import { sqlOrganizationStore } from './organizations/sql.ts';
+import type { PartyDeletionStep } from './party-deletion.ts';
+import { sqlPersonStore } from './persons/sql.ts';
+import { sqlSigningKeyStore } from './signing-keys/sql.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import type { Store, StoreConnection } from './store.ts';
-import { sqlOrganizationStore } from './organizations/sql.ts';
-import { sqlPersonStore } from './persons/sql.ts';
-import { sqlClientStore } from './clients/sql.ts';
 import { revokeTokensOfParty, sqlTokenStore } from './tokens/sql.ts';
-import { sqlSigningKeyStore } from './signing-keys/sql.ts';
-import { sqlAuditStore } from './audit/sql.ts';
-import type { PartyDeletionStep } from './party-deletion.ts';
 
 /**
  * The whole Store over either SQL dialect: every module store over the same driver, so a

@@ -1,11 +1,11 @@
+import type { AuditStore } from './audit/store.ts';
+import type { ClientStore } from './clients/store.ts';
 import type { OrganizationStore } from './organizations/store.ts';
 import type { PersonStore } from './persons/store.ts';
-import type { ClientStore } from './clients/store.ts';
-import type { TokenStore } from './tokens/store.ts';
 import type { SigningKeyStore } from './signing-keys/store.ts';
-import type { AuditStore } from './audit/store.ts';
+import type { TokenStore } from './tokens/store.ts';
 
-export { ConflictError, StorageUnavailableError, type ConflictSubject } from './errors.ts';
+export { ConflictError, type ConflictSubject, StorageUnavailableError } from './errors.ts';
 
 /** The database connection itself, apart from what any module keeps in it. */
 export interface StoreConnection {
@@ -25,10 +25,4 @@ export interface StoreConnection {
  * uniqueness rule throws ConflictError, a database that cannot be reached throws
  * StorageUnavailableError; a method scoped to an organisation never sees another's rows.
  */
-export type Store = StoreConnection
-  & OrganizationStore
-  & PersonStore
-  & ClientStore
-  & TokenStore
-  & SigningKeyStore
-  & AuditStore;
+export type Store = StoreConnection & OrganizationStore & PersonStore & ClientStore & TokenStore & SigningKeyStore & AuditStore;

@@ -5,22 +5,18 @@
  * them here.
  */
 
+export type { AuditEvent } from './audit/store.ts';
+export type { AccessTokenFormat, ClientGrantType, OAuthClient } from './clients/store.ts';
+export { accessTokenFormats, clientGrantTypes } from './clients/store.ts';
 export type { ApiKey, ApiKeyKind, Organization, OrganizationConfig } from './organizations/store.ts';
 export { apiKeyKinds } from './organizations/store.ts';
 export type { Handle, HandleType, Person, PersonRole } from './persons/store.ts';
 export { handleTypes, personRoles } from './persons/store.ts';
-export type { AccessTokenFormat, ClientGrantType, OAuthClient } from './clients/store.ts';
-export { accessTokenFormats, clientGrantTypes } from './clients/store.ts';
-export type { ActClaim, OpaqueToken } from './tokens/store.ts';
 export type { SigningKey } from './signing-keys/store.ts';
-export type { AuditEvent } from './audit/store.ts';
+export type { ActClaim, OpaqueToken } from './tokens/store.ts';
 
 /** Where a page starts, decoded from an opaque cursor by the HTTP layer. */
-export type PagePosition =
-  | { kind: 'first' }
-  | { kind: 'after'; id: string }
-  | { kind: 'before'; id: string }
-  | { kind: 'last' };
+export type PagePosition = { kind: 'first' } | { kind: 'after'; id: string } | { kind: 'before'; id: string } | { kind: 'last' };
 
 export interface PageRequest {
   position: PagePosition;

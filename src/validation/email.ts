@@ -31,7 +31,10 @@ export function emailAddressProblem(address: string): string | undefined {
   const unsafeInDomain = unsafeCharacterProblem(domain);
   if (unsafeInDomain) return unsafeInDomain;
   const labels = [
-    ...address.slice(0, at).split('.').map((label, i) => [`local part label ${i + 1}`, label] as const),
+    ...address
+      .slice(0, at)
+      .split('.')
+      .map((label, i) => [`local part label ${i + 1}`, label] as const),
     ...domain.split('.').map((label, i) => [`domain label ${i + 1}`, label] as const),
   ];
   for (const [where, label] of labels) {

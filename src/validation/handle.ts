@@ -19,6 +19,7 @@ export function canonicalHandle(handle: Handle): Handle {
 /** The rule a canonical handle's value breaks, or undefined when it is acceptable. */
 export function handleProblem(handle: Handle): string | undefined {
   if (handle.type === 'email_address') return emailAddressProblem(handle.value);
-  return unsafeCharacterProblem(handle.value)
-    ?? (E164.test(handle.value) ? undefined : 'must be an E.164 phone number (+ then 7 to 15 digits, e.g. +14155550100)');
+  return (
+    unsafeCharacterProblem(handle.value) ?? (E164.test(handle.value) ? undefined : 'must be an E.164 phone number (+ then 7 to 15 digits, e.g. +14155550100)')
+  );
 }

@@ -1,12 +1,12 @@
-import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exited, runCli, spawnCli, waitForOutput } from '../helpers/cli.ts';
+import { after, describe, it } from 'node:test';
 import { loadServiceConfig } from '../../src/config/service-config.ts';
 import { startService } from '../../src/service.ts';
+import { exited, runCli, spawnCli, waitForOutput } from '../helpers/cli.ts';
 
 const directories: string[] = [];
 const directory = () => {
@@ -110,11 +110,22 @@ describe('tessera CLI', () => {
   it('names the variable and port that is taken, for the service and for each gateway port', async () => {
     const { port, server } = await busyPort();
     try {
-      const service = await runCli(['service'], { TESSERA_PORT: String(port), TESSERA_DEV: '1', TESSERA_DATABASE: 'sqlite::memory:', TESSERA_LOG_LEVEL: 'silent' });
+      const service = await runCli(['service'], {
+        TESSERA_PORT: String(port),
+        TESSERA_DEV: '1',
+        TESSERA_DATABASE: 'sqlite::memory:',
+        TESSERA_LOG_LEVEL: 'silent',
+      });
       assert.equal(service.code, 1);
       assert.match(service.stderr, new RegExp(`TESSERA_PORT: port ${port} on 127.0.0.1 is taken by another process; set TESSERA_PORT to another port`));
       for (const variable of ['GATEWAY_PORT', 'GATEWAY_ADMIN_PORT']) {
-        const env = { GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', GATEWAY_DEFAULT_TARGET: 'http://127.0.0.1:9', GATEWAY_LOG_LEVEL: 'silent', [variable]: String(port) };
+        const env = {
+          GATEWAY_PORT: '0',
+          GATEWAY_ADMIN_PORT: '0',
+          GATEWAY_DEFAULT_TARGET: 'http://127.0.0.1:9',
+          GATEWAY_LOG_LEVEL: 'silent',
+          [variable]: String(port),
+        };
         const gateway = await runCli(['gateway'], env);
         assert.equal(gateway.code, 1, variable);
         assert.match(gateway.stderr, new RegExp(`${variable}: port ${port} on 127.0.0.1 is taken`));

@@ -1,9 +1,9 @@
-import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
 import { exited, runCli, spawnCli, waitForOutput } from '../helpers/cli.ts';
 
 /** Runs the request of the printed curl command (URL and headers) with fetch; `which` picks among several. */
@@ -38,13 +38,16 @@ describe('npm start (tessera demo)', () => {
       assert.match(out1, new RegExp(`database {6}sqlite:${dir}/tessera.db\n`), 'the database path is printed');
       const listed = await runPrintedCurl(out1);
       assert.equal(listed.status, 200);
-      assert.deepEqual(listed.body.result.map((p: { handles: { value: string }[] }) => p.handles[0]!.value), ['ada@example.com']);
+      assert.deepEqual(
+        listed.body.result.map((p: { handles: { value: string }[] }) => p.handles[0]!.value),
+        ['ada@example.com'],
+      );
       const throughGateway = await runPrintedCurl(out1, 1);
       assert.equal(throughGateway.status, 200);
       const personToken = /Authorization: Bearer ([^']+)'/.exec(out1)![1]!;
       assert.equal(throughGateway.body.delegated_token_claims.sub, listed.body.result[0].id, 'the delegated token is for ada');
-      assert.match(throughGateway.body.delegated_token_claims.act.sub, /^cli_/, 'with the gateway\'s client as actor');
-      assert.ok(!JSON.stringify(throughGateway.body).includes(personToken.slice(-20)), 'ada\'s own token did not reach the upstream');
+      assert.match(throughGateway.body.delegated_token_claims.act.sub, /^cli_/, "with the gateway's client as actor");
+      assert.ok(!JSON.stringify(throughGateway.body).includes(personToken.slice(-20)), "ada's own token did not reach the upstream");
       const state = join(dir, 'tessera.db.demo.json');
       assert.equal(statSync(state).mode & 0o777, 0o600, 'the kept credentials are readable by their owner only');
 
@@ -53,8 +56,8 @@ describe('npm start (tessera demo)', () => {
       assert.equal(second.code, 1);
       assert.match(second.stderr, /a demo of this database is already running \(process \d+\): service http:\/\/127\.0\.0\.1:\d+/);
       assert.ok(!second.stderr.includes('tsk_') && !second.stdout.includes('tsk_'), 'no secret printed again');
-      assert.equal((await runPrintedCurl(out1)).status, 200, 'the running demo\'s admin key still works');
-      assert.equal((await runPrintedCurl(out1, 1)).status, 200, 'the running demo\'s gateway client still works');
+      assert.equal((await runPrintedCurl(out1)).status, 200, "the running demo's admin key still works");
+      assert.equal((await runPrintedCurl(out1, 1)).status, 200, "the running demo's gateway client still works");
     } finally {
       first.kill('SIGINT');
       assert.equal(await exited(first), 0);

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { SingleFlight, SingleFlightOne } from '../../src/concurrency/single-flight.ts';
 
 function deferred<T>() {

@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
 import { ConfigError, loadServiceConfig, serviceVariables } from '../../src/config/service-config.ts';
 
 const SECRET = 's'.repeat(32);
@@ -10,8 +10,15 @@ describe('Service configuration', () => {
   it('applies the documented defaults', () => {
     const { config, warnings } = loadServiceConfig({ TESSERA_SECRET: SECRET, HOME: '/home/ada' });
     assert.deepEqual(config, {
-      port: 8080, host: '127.0.0.1', databaseUrl: 'sqlite:/home/ada/.local/share/tessera/tessera.db', issuer: undefined, secret: SECRET,
-      dev: false, logLevel: 'info', bodyLimit: 65536, databasePoolSize: 10,
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:/home/ada/.local/share/tessera/tessera.db',
+      issuer: undefined,
+      secret: SECRET,
+      dev: false,
+      logLevel: 'info',
+      bodyLimit: 65536,
+      databasePoolSize: 10,
     });
     assert.deepEqual(warnings, []);
   });
@@ -19,22 +26,36 @@ describe('Service configuration', () => {
   it('keeps the default database in one place whatever the working directory', () => {
     const url = (env: Record<string, string>) => loadServiceConfig({ TESSERA_SECRET: SECRET, HOME: '/home/ada', ...env }).config.databaseUrl;
     assert.equal(url({ XDG_DATA_HOME: '/xdg' }), 'sqlite:/xdg/tessera/tessera.db');
-    assert.equal(url({ XDG_DATA_HOME: 'relative/xdg' }), 'sqlite:/home/ada/.local/share/tessera/tessera.db', 'a relative XDG_DATA_HOME is ignored, as its specification says');
+    assert.equal(
+      url({ XDG_DATA_HOME: 'relative/xdg' }),
+      'sqlite:/home/ada/.local/share/tessera/tessera.db',
+      'a relative XDG_DATA_HOME is ignored, as its specification says',
+    );
     assert.equal(url({ XDG_DATA_HOME: '/xdg', TESSERA_DATA_DIR: '/srv/tessera' }), 'sqlite:/srv/tessera/tessera.db');
-    assert.equal(url({ TESSERA_DATABASE: 'sqlite:db/t.db' }), `sqlite:${resolve('db/t.db')}`, 'a relative path is made absolute once, so the printed path is the file opened');
+    assert.equal(
+      url({ TESSERA_DATABASE: 'sqlite:db/t.db' }),
+      `sqlite:${resolve('db/t.db')}`,
+      'a relative path is made absolute once, so the printed path is the file opened',
+    );
     assert.equal(url({ TESSERA_DATABASE: 'sqlite::memory:' }), 'sqlite::memory:');
   });
 
   it('lets DATABASE_URL win over TESSERA_DATABASE and trims the issuer', () => {
     const { config } = loadServiceConfig({
-      TESSERA_SECRET: SECRET, TESSERA_DATABASE: 'sqlite::memory:', DATABASE_URL: 'postgres://db/tessera', TESSERA_ISSUER: 'https://id.example.org/',
+      TESSERA_SECRET: SECRET,
+      TESSERA_DATABASE: 'sqlite::memory:',
+      DATABASE_URL: 'postgres://db/tessera',
+      TESSERA_ISSUER: 'https://id.example.org/',
     });
     assert.equal(config.databaseUrl, 'postgres://db/tessera');
     assert.equal(config.issuer, 'https://id.example.org');
   });
 
   it('requires TESSERA_SECRET outside development, and warns when development supplies one', () => {
-    assert.throws(() => loadServiceConfig({}), (e: unknown) => e instanceof ConfigError && /TESSERA_SECRET: is required/.test(e.message));
+    assert.throws(
+      () => loadServiceConfig({}),
+      (e: unknown) => e instanceof ConfigError && /TESSERA_SECRET: is required/.test(e.message),
+    );
     const { config, warnings } = loadServiceConfig({ TESSERA_DEV: '1' });
     assert.equal(config.dev, true);
     assert.ok(config.secret.length >= 32);
@@ -43,7 +64,14 @@ describe('Service configuration', () => {
 
   it('names every bad variable at once, with its rule', () => {
     assert.throws(
-      () => loadServiceConfig({ TESSERA_PORT: '70000', TESSERA_DATABASE: 'mysql://x', TESSERA_LOG_LEVEL: 'loud', TESSERA_SECRET: 'short', TESSERA_BODY_LIMIT: '10' }),
+      () =>
+        loadServiceConfig({
+          TESSERA_PORT: '70000',
+          TESSERA_DATABASE: 'mysql://x',
+          TESSERA_LOG_LEVEL: 'loud',
+          TESSERA_SECRET: 'short',
+          TESSERA_BODY_LIMIT: '10',
+        }),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
         for (const expected of [
@@ -52,7 +80,8 @@ describe('Service configuration', () => {
           'TESSERA_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
           'TESSERA_SECRET: must be at least 32 characters',
           'TESSERA_BODY_LIMIT: must be a byte count from 1024 to 10485760',
-        ]) assert.ok(e.message.includes(expected), `missing "${expected}" in:\n${e.message}`);
+        ])
+          assert.ok(e.message.includes(expected), `missing "${expected}" in:\n${e.message}`);
         return true;
       },
     );

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { newId } from '../../src/crypto/ids.ts';
 
 describe('Time-ordered ids', () => {

@@ -69,13 +69,16 @@ const PRINTED_BY_DEMO = /^(\s*(?:export\s+)?)([A-Z][A-Z0-9_]*)=('[^']*'|"[^"]*"|
  * naming a variable the test does not know is an error, so a new marker cannot go unserved.
  */
 export function fillPrintedValues(script: string, values: Record<string, string>): string {
-  return script.split('\n').map((line) => {
-    const marked = PRINTED_BY_DEMO.exec(line);
-    if (!marked) return line;
-    const value = values[marked[2]!];
-    if (value === undefined) throw new Error(`"${line.trim()}": the test knows no value of npm start named ${marked[2]}`);
-    return `${marked[1]}${marked[2]}='${value}'${marked[4]}`;
-  }).join('\n');
+  return script
+    .split('\n')
+    .map((line) => {
+      const marked = PRINTED_BY_DEMO.exec(line);
+      if (!marked) return line;
+      const value = values[marked[2]!];
+      if (value === undefined) throw new Error(`"${line.trim()}": the test knows no value of npm start named ${marked[2]}`);
+      return `${marked[1]}${marked[2]}='${value}'${marked[4]}`;
+    })
+    .join('\n');
 }
 
 /** The docs' ports (the defaults of the service, the gateway, and the examples' own) and what stands for each. */

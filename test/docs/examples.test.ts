@@ -1,6 +1,6 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { extractBlocks, isShell } from './doc-blocks.ts';
 import { startDocsDemo } from './docs-demo.ts';
@@ -11,7 +11,13 @@ import { yamlGatewayProblems } from './start-yaml-gateway.ts';
 // own doc, so an example that drifts from the code fails here (issue 10). The conventions a
 // doc follows are in doc-blocks.ts.
 const root = new URL('../../', import.meta.url);
-const docs = ['README.md', ...readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(new URL('docs/', root))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 describe('the examples of the docs run as written', { concurrency: true }, () => {
   for (const doc of docs) {
@@ -23,7 +29,11 @@ describe('the examples of the docs run as written', { concurrency: true }, () =>
     it(`${doc}: ${shell.length} shell blocks in one session, ${yaml.length} gateway configurations`, async () => {
       const tools = ['bash', 'curl', 'jq', ...(shell.some((b) => b.text.includes('python3')) ? ['python3'] : [])];
       const missing = missingTools(tools);
-      assert.deepEqual(missing, [], `${doc}'s examples need ${missing.join(', ')}, not found on PATH; install ${missing.length > 1 ? 'them' : 'it'} (.ci/run does)`);
+      assert.deepEqual(
+        missing,
+        [],
+        `${doc}'s examples need ${missing.join(', ')}, not found on PATH; install ${missing.length > 1 ? 'them' : 'it'} (.ci/run does)`,
+      );
       const demo = await startDocsDemo();
       try {
         const runs = await runShellBlocks(doc, shell, demo);
@@ -40,8 +50,11 @@ describe('the examples of the docs run as written', { concurrency: true }, () =>
 
 describe('blocks that do not run say why', () => {
   it('only start-up and production commands are marked no-run, each with a reason', () => {
-    const marked = docs.flatMap((doc) => extractBlocks(readFileSync(fileURLToPath(new URL(doc, root)), 'utf8'))
-      .filter((b) => b.noRun !== undefined).map((b) => `${doc}:${b.line} ${b.noRun}`));
+    const marked = docs.flatMap((doc) =>
+      extractBlocks(readFileSync(fileURLToPath(new URL(doc, root)), 'utf8'))
+        .filter((b) => b.noRun !== undefined)
+        .map((b) => `${doc}:${b.line} ${b.noRun}`),
+    );
     for (const entry of marked) assert.match(entry, /\S+:\d+ \S.{10,}/, 'a reason of a few words');
     assert.ok(marked.length <= 8, `few blocks are kept from running:\n${marked.join('\n')}`);
   });

@@ -96,7 +96,8 @@ function show(item: OutputItem): string {
 function compareValue(want: unknown, got: unknown, path: string, key: string | undefined, out: string[]): void {
   if (typeof want === 'string' && typeof got === 'string') {
     const kind = volatileKind(want, key);
-    if (kind !== undefined ? kind !== volatileKind(got, key) : want !== got) out.push(`${path}: the doc shows ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+    if (kind !== undefined ? kind !== volatileKind(got, key) : want !== got)
+      out.push(`${path}: the doc shows ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
     return;
   }
   if (typeof want === 'number' && typeof got === 'number') {
@@ -106,9 +107,10 @@ function compareValue(want: unknown, got: unknown, path: string, key: string | u
   }
   if (Array.isArray(want) && Array.isArray(got)) {
     if (want.length !== got.length) out.push(`${path}: the doc shows ${want.length} items, got ${got.length}: ${JSON.stringify(got)}`);
-    else want.forEach((w, i) => {
-      compareValue(w, got[i], `${path}[${i}]`, key, out);
-    });
+    else
+      want.forEach((w, i) => {
+        compareValue(w, got[i], `${path}[${i}]`, key, out);
+      });
     return;
   }
   if (isObject(want) && isObject(got)) {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fillPrintedValues, rewritePorts, type DocBlock } from './doc-blocks.ts';
+import { type DocBlock, fillPrintedValues, rewritePorts } from './doc-blocks.ts';
 import type { DocsDemo } from './docs-demo.ts';
 import { compareOutput } from './output-shape.ts';
 
@@ -40,7 +40,12 @@ export async function runShellBlocks(doc: string, blocks: DocBlock[], demo: Docs
   // Through `| cat`, so stdout and stderr are one real pipe: the docs' `tee /dev/stderr` cannot
   // open the socket a Node pipe is. Its own process group, so whatever an example starts in
   // the background ends with it.
-  const bash = spawn('bash', ['-c', 'bash "$0" 2>&1 | cat', path], { cwd: repository, env: { PATH: process.env.PATH ?? '', ...demo.env }, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  const bash = spawn('bash', ['-c', 'bash "$0" 2>&1 | cat', path], {
+    cwd: repository,
+    env: { PATH: process.env.PATH ?? '', ...demo.env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let printed = '';
   const exitLine = new RegExp(`\\n${marker}-exit (\\d+)\\n`);
   const code = await new Promise<number | null>((resolve) => {
@@ -62,12 +67,17 @@ export async function runShellBlocks(doc: string, blocks: DocBlock[], demo: Docs
     // the group has ended: nothing was left running
   }
 
-  const chunks = printed.replace(exitLine, '\n').split(new RegExp(`\\n?${marker}-\\d+\\n`)).slice(1);
+  const chunks = printed
+    .replace(exitLine, '\n')
+    .split(new RegExp(`\\n?${marker}-\\d+\\n`))
+    .slice(1);
   const runs = chunks.map((output, index) => ({ block: blocks[index]!, output }));
   if (code !== 0) {
     const last = runs.at(-1);
     const where = last ? `the block at ${doc}:${last.block.line}` : `${doc} before its first block`;
-    throw new Error(`${where} failed (${code === null ? `no end within ${timeoutMs} ms` : `exit status ${code}`}); it printed:\n${last?.output ?? printed}\n--- the block:\n${last?.block.text ?? ''}`);
+    throw new Error(
+      `${where} failed (${code === null ? `no end within ${timeoutMs} ms` : `exit status ${code}`}); it printed:\n${last?.output ?? printed}\n--- the block:\n${last?.block.text ?? ''}`,
+    );
   }
   return runs;
 }
@@ -78,6 +88,8 @@ export function outputDifferences(doc: string, runs: BlockRun[], demo: DocsDemo)
     if (!block.output) return [];
     const expected = rewritePorts(block.output.text, demo.ports);
     const differences = compareOutput(expected, output);
-    return differences.length === 0 ? [] : [`${doc}:${block.output.line} (output of the block at line ${block.line}):\n  ${differences.join('\n  ')}\n  --- printed:\n${output}`];
+    return differences.length === 0
+      ? []
+      : [`${doc}:${block.output.line} (output of the block at line ${block.line}):\n  ${differences.join('\n  ')}\n  --- printed:\n${output}`];
   });
 }

@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { exited, spawnCli, waitForOutput } from '../helpers/cli.ts';
-import { rewritePorts, type DocBlock } from './doc-blocks.ts';
-import { freePort, type DocsDemo } from './docs-demo.ts';
+import { type DocBlock, rewritePorts } from './doc-blocks.ts';
+import { type DocsDemo, freePort } from './docs-demo.ts';
 
 /**
  * Starts `tessera gateway --config` on a doc's YAML example, against the doc's demo, and
@@ -19,12 +19,19 @@ export async function yamlGatewayProblems(doc: string, block: DocBlock, demo: Do
   const shown = (parse(yaml) as { plugins?: { id?: string }[] }).plugins ?? [];
   const expectedIds = shown.map((plugin, n) => plugin.id ?? `token-exchange-${n}`);
 
-  const gateway = spawnCli(['gateway', '--config', file], { ...demo.env, GATEWAY_PORT: String(await freePort()), GATEWAY_ADMIN_PORT: String(await freePort()) });
+  const gateway = spawnCli(['gateway', '--config', file], {
+    ...demo.env,
+    GATEWAY_PORT: String(await freePort()),
+    GATEWAY_ADMIN_PORT: String(await freePort()),
+  });
   let stderr = '';
   gateway.stderr!.on('data', (chunk) => (stderr += chunk));
   try {
     const out = await waitForOutput(gateway, 'tessera gateway started', 20_000);
-    const started = out.split('\n').map((line) => (line.startsWith('{') ? JSON.parse(line) : {})).find((entry) => entry.msg === 'tessera gateway started');
+    const started = out
+      .split('\n')
+      .map((line) => (line.startsWith('{') ? JSON.parse(line) : {}))
+      .find((entry) => entry.msg === 'tessera gateway started');
     const problems: string[] = [];
     if (stderr.includes('warning')) problems.push(`${where}: the gateway warned at start-up:\n${stderr}`);
     if (JSON.stringify(started?.plugins) !== JSON.stringify(expectedIds)) {

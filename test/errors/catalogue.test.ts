@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { apiErrorStatus, gatewayErrorStatus, oauthErrorStatus } from '../../src/errors/catalogue.ts';
 
 const docs = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
@@ -9,7 +9,8 @@ const srcDir = new URL('../../src', import.meta.url).pathname;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []);
+    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
 }
 
 /**
@@ -63,12 +64,18 @@ describe('Error catalogue', () => {
   });
 
   it('catalogues every code src/ answers with', () => {
-    assert.deepEqual([...answered].filter((code) => !catalogued.has(code)), []);
+    assert.deepEqual(
+      [...answered].filter((code) => !catalogued.has(code)),
+      [],
+    );
   });
 
   for (const { name, heading, statuses } of families) {
     it(`answers every catalogued ${name} code somewhere in src/`, () => {
-      assert.deepEqual(Object.keys(statuses).filter((code) => !answered.has(code)), []);
+      assert.deepEqual(
+        Object.keys(statuses).filter((code) => !answered.has(code)),
+        [],
+      );
     });
 
     it(`documents every ${name} code with its status under "${heading}" in docs/errors.md, and no other`, () => {

@@ -1,12 +1,12 @@
-import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGatewayConfig, loadGatewaySetup } from '../../src/gateway/config/gateway-config.ts';
-import { unknownVariableWarnings } from '../../src/gateway/config/unknown-variables.ts';
+import { after, describe, it } from 'node:test';
 import { GatewayConfigError } from '../../src/gateway/config/config-error.ts';
 import { parseDuration } from '../../src/gateway/config/duration.ts';
+import { loadGatewayConfig, loadGatewaySetup } from '../../src/gateway/config/gateway-config.ts';
+import { unknownVariableWarnings } from '../../src/gateway/config/unknown-variables.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';
@@ -36,37 +36,68 @@ function refusal(env: Record<string, string>): string {
 describe('Gateway configuration', () => {
   it('reads an oauth_client plugin with every default of spec §2.1', () => {
     const config = loadGatewayConfig({ env: base });
-    assert.deepEqual([config.port, config.adminPort, config.host, config.urls, config.defaultTarget, config.upstreamTimeoutMs], [8000, 8001, '127.0.0.1', [], undefined, 30_000]);
+    assert.deepEqual(
+      [config.port, config.adminPort, config.host, config.urls, config.defaultTarget, config.upstreamTimeoutMs],
+      [8000, 8001, '127.0.0.1', [], undefined, 30_000],
+    );
     assert.equal(config.logLevel, 'info');
-    assert.deepEqual(config.plugins, [{
-      id: 'token-exchange-0', type: 'token-exchange', enabled: true,
-      params: {
-        serviceBaseUrl: 'http://127.0.0.1:8080', subject: { header: 'Authorization', cookie: undefined, tokenType: undefined, strip: true },
-        actor: { mode: 'oauth_client' }, client: { id: 'cli_gateway', secret: 'tcs_secret' }, requestedTokenType: AT,
-        audience: [], resource: [], outputHeader: 'Authorization', outputPrefix: 'Bearer ', timeoutMs: 5_000,
-        cache: { enabled: true, maxEntries: 10_000, maxTtlMs: 60_000 },
+    assert.deepEqual(config.plugins, [
+      {
+        id: 'token-exchange-0',
+        type: 'token-exchange',
+        enabled: true,
+        params: {
+          serviceBaseUrl: 'http://127.0.0.1:8080',
+          subject: { header: 'Authorization', cookie: undefined, tokenType: undefined, strip: true },
+          actor: { mode: 'oauth_client' },
+          client: { id: 'cli_gateway', secret: 'tcs_secret' },
+          requestedTokenType: AT,
+          audience: [],
+          resource: [],
+          outputHeader: 'Authorization',
+          outputPrefix: 'Bearer ',
+          timeoutMs: 5_000,
+          cache: { enabled: true, maxEntries: 10_000, maxTtlMs: 60_000 },
+        },
+        keys: { entry: 'GATEWAY_PLUGINS_0', clientId: `${P}OAUTH_CLIENT_ID`, clientSecret: `${P}OAUTH_CLIENT_SECRET` },
       },
-      keys: { entry: 'GATEWAY_PLUGINS_0', clientId: `${P}OAUTH_CLIENT_ID`, clientSecret: `${P}OAUTH_CLIENT_SECRET` },
-    }]);
+    ]);
   });
 
   it('reads every actor mode, arrays as FIELD_j, and runs plugins in the order of N', () => {
     const config = loadGatewayConfig({
       env: {
-        GATEWAY_PORT: '9000', GATEWAY_DEFAULT_TARGET: 'http://127.0.0.1:9100',
-        GATEWAY_URLS_0_PATTERN: 'api.example.com/orders/*', GATEWAY_URLS_0_TARGET: 'http://orders:8080', GATEWAY_URLS_0_PLUGINS_SVID_ENABLED: 'false',
-        GATEWAY_PLUGINS_10_TYPE: 'token-exchange', GATEWAY_PLUGINS_10_ID: 'Person',
-        GATEWAY_PLUGINS_10_PARAMETERS_SERVICE_BASE_URL: 'http://svc', GATEWAY_PLUGINS_10_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN: 'session',
-        GATEWAY_PLUGINS_10_PARAMETERS_ACTOR_MODE: 'request_actor', GATEWAY_PLUGINS_10_PARAMETERS_ACTOR_HEADER_WITH_TOKEN: 'X-Actor',
-        GATEWAY_PLUGINS_10_PARAMETERS_REQUESTED_TOKEN_TYPE: AT, GATEWAY_PLUGINS_10_PARAMETERS_AUDIENCE_0: 'orders', GATEWAY_PLUGINS_10_PARAMETERS_AUDIENCE_1: 'billing',
-        GATEWAY_PLUGINS_10_PARAMETERS_RESOURCE_0: 'https://orders.example/api', GATEWAY_PLUGINS_10_PARAMETERS_UPSTREAM_REQUEST_TIMEOUT: '750ms',
-        GATEWAY_PLUGINS_2_TYPE: 'token-exchange', GATEWAY_PLUGINS_2_ID: 'svid',
-        GATEWAY_PLUGINS_2_PARAMETERS_SERVICE_BASE_URL: 'http://svc', GATEWAY_PLUGINS_2_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: 'Authorization',
-        GATEWAY_PLUGINS_2_PARAMETERS_ACTOR_MODE: 'gate_svid', GATEWAY_PLUGINS_2_PARAMETERS_ACTOR_SVID_SOURCE: 'workload_api',
-        GATEWAY_PLUGINS_2_PARAMETERS_ACTOR_WORKLOAD_API_SOCKET: 'unix:///run/spire/agent.sock', GATEWAY_PLUGINS_2_PARAMETERS_REQUESTED_TOKEN_TYPE: JWT,
+        GATEWAY_PORT: '9000',
+        GATEWAY_DEFAULT_TARGET: 'http://127.0.0.1:9100',
+        GATEWAY_URLS_0_PATTERN: 'api.example.com/orders/*',
+        GATEWAY_URLS_0_TARGET: 'http://orders:8080',
+        GATEWAY_URLS_0_PLUGINS_SVID_ENABLED: 'false',
+        GATEWAY_PLUGINS_10_TYPE: 'token-exchange',
+        GATEWAY_PLUGINS_10_ID: 'Person',
+        GATEWAY_PLUGINS_10_PARAMETERS_SERVICE_BASE_URL: 'http://svc',
+        GATEWAY_PLUGINS_10_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN: 'session',
+        GATEWAY_PLUGINS_10_PARAMETERS_ACTOR_MODE: 'request_actor',
+        GATEWAY_PLUGINS_10_PARAMETERS_ACTOR_HEADER_WITH_TOKEN: 'X-Actor',
+        GATEWAY_PLUGINS_10_PARAMETERS_REQUESTED_TOKEN_TYPE: AT,
+        GATEWAY_PLUGINS_10_PARAMETERS_AUDIENCE_0: 'orders',
+        GATEWAY_PLUGINS_10_PARAMETERS_AUDIENCE_1: 'billing',
+        GATEWAY_PLUGINS_10_PARAMETERS_RESOURCE_0: 'https://orders.example/api',
+        GATEWAY_PLUGINS_10_PARAMETERS_UPSTREAM_REQUEST_TIMEOUT: '750ms',
+        GATEWAY_PLUGINS_2_TYPE: 'token-exchange',
+        GATEWAY_PLUGINS_2_ID: 'svid',
+        GATEWAY_PLUGINS_2_PARAMETERS_SERVICE_BASE_URL: 'http://svc',
+        GATEWAY_PLUGINS_2_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: 'Authorization',
+        GATEWAY_PLUGINS_2_PARAMETERS_ACTOR_MODE: 'gate_svid',
+        GATEWAY_PLUGINS_2_PARAMETERS_ACTOR_SVID_SOURCE: 'workload_api',
+        GATEWAY_PLUGINS_2_PARAMETERS_ACTOR_WORKLOAD_API_SOCKET: 'unix:///run/spire/agent.sock',
+        GATEWAY_PLUGINS_2_PARAMETERS_REQUESTED_TOKEN_TYPE: JWT,
       },
     });
-    assert.deepEqual(config.plugins.map((p) => p.id), ['svid', 'person'], 'N=2 runs before N=10; ids are lower-cased');
+    assert.deepEqual(
+      config.plugins.map((p) => p.id),
+      ['svid', 'person'],
+      'N=2 runs before N=10; ids are lower-cased',
+    );
     assert.deepEqual(config.plugins[0]!.params.actor, { mode: 'gate_svid', source: 'workload_api', socket: 'unix:///run/spire/agent.sock' });
     assert.deepEqual(config.plugins[1]!.params.actor, { mode: 'request_actor', header: 'X-Actor', cookie: undefined, strip: true });
     assert.deepEqual(config.plugins[1]!.params.audience, ['orders', 'billing']);
@@ -79,7 +110,10 @@ describe('Gateway configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'gateway.yaml');
-    writeFileSync(file, `plugins:\n  - type: token-exchange\n    parameters:\n      service_base_url: http://127.0.0.1:8080\n      subject_header_with_token: Authorization\n      actor_mode: gate_svid\n      actor_svid_source: file\n      actor_svid_file_path: /run/svid.jwt\n      actor_svid_file_reload: 10s\n      requested_token_type: ${JWT}\n`);
+    writeFileSync(
+      file,
+      `plugins:\n  - type: token-exchange\n    parameters:\n      service_base_url: http://127.0.0.1:8080\n      subject_header_with_token: Authorization\n      actor_mode: gate_svid\n      actor_svid_source: file\n      actor_svid_file_path: /run/svid.jwt\n      actor_svid_file_reload: 10s\n      requested_token_type: ${JWT}\n`,
+    );
     assert.deepEqual(loadGatewayConfig({ file }).plugins[0]!.params.actor, { mode: 'gate_svid', source: 'file', filePath: '/run/svid.jwt', reloadMs: 10_000 });
     writeFileSync(file, 'plugins:\n  - type: token-exchange\n    parameters:\n      actor_mode: oauth_client\n');
     assert.throws(() => loadGatewayConfig({ file }), /^GatewayConfigError: plugins\[0\]\.parameters\.service_base_url: is required/);
@@ -90,27 +124,85 @@ describe('Gateway configuration', () => {
   const invalid: [string, Record<string, string | undefined>, RegExp][] = [
     ['an unknown parameter', { [`${P}SUBJECT_HEADER`]: 'X' }, /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER: is not a token-exchange parameter/],
     ['a missing required field', { [`${P}SERVICE_BASE_URL`]: undefined }, /^GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: is required/],
-    ['both subject header and cookie', { [`${P}SUBJECT_COOKIE_WITH_TOKEN`]: 'session' }, /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN: cannot be set together with GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN/],
-    ['neither subject header nor cookie', { [`${P}SUBJECT_HEADER_WITH_TOKEN`]: undefined }, /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: is required \(or GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN\)/],
+    [
+      'both subject header and cookie',
+      { [`${P}SUBJECT_COOKIE_WITH_TOKEN`]: 'session' },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN: cannot be set together with GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN/,
+    ],
+    [
+      'neither subject header nor cookie',
+      { [`${P}SUBJECT_HEADER_WITH_TOKEN`]: undefined },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: is required \(or GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN\)/,
+    ],
     ['a bad actor mode', { [`${P}ACTOR_MODE`]: 'client' }, /^GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: must be one of oauth_client, gate_svid, request_actor$/],
-    ['a bad duration', { [`${P}UPSTREAM_REQUEST_TIMEOUT`]: '5 seconds' }, /^GATEWAY_PLUGINS_0_PARAMETERS_UPSTREAM_REQUEST_TIMEOUT: must be a duration such as 500ms, 5s or 1m$/],
-    ['scope with jwt output', { [`${P}REQUESTED_TOKEN_TYPE`]: JWT, [`${P}SCOPE`]: 'orders:read' }, /^GATEWAY_PLUGINS_0_PARAMETERS_SCOPE: applies only with requested_token_type access_token/],
-    ['audience with jwt output', { [`${P}REQUESTED_TOKEN_TYPE`]: JWT, [`${P}AUDIENCE_0`]: 'orders' }, /^GATEWAY_PLUGINS_0_PARAMETERS_AUDIENCE: applies only with requested_token_type access_token/],
+    [
+      'a bad duration',
+      { [`${P}UPSTREAM_REQUEST_TIMEOUT`]: '5 seconds' },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_UPSTREAM_REQUEST_TIMEOUT: must be a duration such as 500ms, 5s or 1m$/,
+    ],
+    [
+      'scope with jwt output',
+      { [`${P}REQUESTED_TOKEN_TYPE`]: JWT, [`${P}SCOPE`]: 'orders:read' },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_SCOPE: applies only with requested_token_type access_token/,
+    ],
+    [
+      'audience with jwt output',
+      { [`${P}REQUESTED_TOKEN_TYPE`]: JWT, [`${P}AUDIENCE_0`]: 'orders' },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_AUDIENCE: applies only with requested_token_type access_token/,
+    ],
     ['a relative resource', { [`${P}RESOURCE_0`]: '/orders' }, /^GATEWAY_PLUGINS_0_PARAMETERS_RESOURCE: item 0 must be an absolute URI/],
-    ['a duplicate plugin id', {
-      GATEWAY_PLUGINS_0_ID: 'TX', ...Object.fromEntries(Object.entries(base).map(([k, v]) => [k.replace('PLUGINS_0', 'PLUGINS_1'), v])), GATEWAY_PLUGINS_1_ID: 'tx',
-    }, /^GATEWAY_PLUGINS_1_ID: repeats the id "tx"/],
-    ['oauth_client without a client', { [`${P}OAUTH_CLIENT_ID`]: undefined, [`${P}OAUTH_CLIENT_SECRET`]: undefined }, /^GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: is required with actor_mode=oauth_client/],
+    [
+      'a duplicate plugin id',
+      {
+        GATEWAY_PLUGINS_0_ID: 'TX',
+        ...Object.fromEntries(Object.entries(base).map(([k, v]) => [k.replace('PLUGINS_0', 'PLUGINS_1'), v])),
+        GATEWAY_PLUGINS_1_ID: 'tx',
+      },
+      /^GATEWAY_PLUGINS_1_ID: repeats the id "tx"/,
+    ],
+    [
+      'oauth_client without a client',
+      { [`${P}OAUTH_CLIENT_ID`]: undefined, [`${P}OAUTH_CLIENT_SECRET`]: undefined },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: is required with actor_mode=oauth_client/,
+    ],
     ['a client id without its secret', { [`${P}OAUTH_CLIENT_SECRET`]: undefined }, /^GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: is required together/],
-    ['gate_svid without a source', { [`${P}ACTOR_MODE`]: 'gate_svid' }, /^GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_SVID_SOURCE: is required with actor_mode=gate_svid/],
-    ['an SVID file with the env source', { [`${P}ACTOR_MODE`]: 'gate_svid', [`${P}ACTOR_SVID_SOURCE`]: 'env', [`${P}ACTOR_SVID_ENV_VAR`]: 'SVID', [`${P}ACTOR_SVID_FILE_PATH`]: '/x' }, /^GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_SVID_FILE_PATH: applies only with another actor_svid_source/],
-    ['a request-actor header in oauth_client mode', { [`${P}ACTOR_HEADER_WITH_TOKEN`]: 'X-Actor' }, /^GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_HEADER_WITH_TOKEN: applies only with another actor_mode/],
-    ['a socket that is not unix://', { [`${P}ACTOR_MODE`]: 'gate_svid', [`${P}ACTOR_SVID_SOURCE`]: 'workload_api', [`${P}ACTOR_WORKLOAD_API_SOCKET`]: '/run/agent.sock' }, /must be a unix:\/\/ socket URI/],
-    ['a non-boolean strip flag', { [`${P}SUBJECT_STRIP_AFTER_EXCHANGE`]: 'yes' }, /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_STRIP_AFTER_EXCHANGE: must be true or false$/],
+    [
+      'gate_svid without a source',
+      { [`${P}ACTOR_MODE`]: 'gate_svid' },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_SVID_SOURCE: is required with actor_mode=gate_svid/,
+    ],
+    [
+      'an SVID file with the env source',
+      { [`${P}ACTOR_MODE`]: 'gate_svid', [`${P}ACTOR_SVID_SOURCE`]: 'env', [`${P}ACTOR_SVID_ENV_VAR`]: 'SVID', [`${P}ACTOR_SVID_FILE_PATH`]: '/x' },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_SVID_FILE_PATH: applies only with another actor_svid_source/,
+    ],
+    [
+      'a request-actor header in oauth_client mode',
+      { [`${P}ACTOR_HEADER_WITH_TOKEN`]: 'X-Actor' },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_HEADER_WITH_TOKEN: applies only with another actor_mode/,
+    ],
+    [
+      'a socket that is not unix://',
+      { [`${P}ACTOR_MODE`]: 'gate_svid', [`${P}ACTOR_SVID_SOURCE`]: 'workload_api', [`${P}ACTOR_WORKLOAD_API_SOCKET`]: '/run/agent.sock' },
+      /must be a unix:\/\/ socket URI/,
+    ],
+    [
+      'a non-boolean strip flag',
+      { [`${P}SUBJECT_STRIP_AFTER_EXCHANGE`]: 'yes' },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_STRIP_AFTER_EXCHANGE: must be true or false$/,
+    ],
     ['a hop-by-hop output header', { [`${P}OUTPUT_HEADER`]: 'Connection' }, /^GATEWAY_PLUGINS_0_PARAMETERS_OUTPUT_HEADER: must not be a hop-by-hop/],
     ['an unknown plugin type', { GATEWAY_PLUGINS_0_TYPE: 'rate-limit' }, /^GATEWAY_PLUGINS_0_TYPE: must be token-exchange$/],
-    ['a URL rule naming no plugin', { GATEWAY_URLS_0_PATTERN: 'x.example/*', GATEWAY_URLS_0_TARGET: 'http://x', GATEWAY_URLS_0_PLUGINS_NOPE_ENABLED: 'false' }, /^GATEWAY_URLS_0_PLUGINS_NOPE_ENABLED: names no configured plugin/],
-    ['a URL pattern without a path', { GATEWAY_URLS_0_PATTERN: 'x.example', GATEWAY_URLS_0_TARGET: 'http://x' }, /^GATEWAY_URLS_0_PATTERN: must be host\[:port\]\/path/],
+    [
+      'a URL rule naming no plugin',
+      { GATEWAY_URLS_0_PATTERN: 'x.example/*', GATEWAY_URLS_0_TARGET: 'http://x', GATEWAY_URLS_0_PLUGINS_NOPE_ENABLED: 'false' },
+      /^GATEWAY_URLS_0_PLUGINS_NOPE_ENABLED: names no configured plugin/,
+    ],
+    [
+      'a URL pattern without a path',
+      { GATEWAY_URLS_0_PATTERN: 'x.example', GATEWAY_URLS_0_TARGET: 'http://x' },
+      /^GATEWAY_URLS_0_PATTERN: must be host\[:port\]\/path/,
+    ],
     ['the admin port equal to the proxy port', { GATEWAY_PORT: '9000', GATEWAY_ADMIN_PORT: '9000' }, /^GATEWAY_ADMIN_PORT: must differ from port/],
   ];
   for (const [name, changes, message] of invalid) {
@@ -125,19 +217,42 @@ describe('Gateway configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'gateway.yaml');
-    writeFileSync(file, `port: 9000\nadmin_port: 9001\ndefault_target: http://file.example\nplugins:\n  - type: token-exchange\n    id: tx\n    parameters:\n      service_base_url: http://file-service\n      subject_header_with_token: Authorization\n      actor_mode: oauth_client\n      oauth_client_id: cli_file\n      oauth_client_secret: tcs_file\n      requested_token_type: ${AT}\n      audience: [from-file]\n`);
-    const config = loadGatewayConfig({ file, env: { GATEWAY_PORT: '9100', [`${P}OAUTH_CLIENT_SECRET`]: 'tcs_env', [`${P}AUDIENCE_0`]: 'from-env', PATH: '/usr/bin' } });
+    writeFileSync(
+      file,
+      `port: 9000\nadmin_port: 9001\ndefault_target: http://file.example\nplugins:\n  - type: token-exchange\n    id: tx\n    parameters:\n      service_base_url: http://file-service\n      subject_header_with_token: Authorization\n      actor_mode: oauth_client\n      oauth_client_id: cli_file\n      oauth_client_secret: tcs_file\n      requested_token_type: ${AT}\n      audience: [from-file]\n`,
+    );
+    const config = loadGatewayConfig({
+      file,
+      env: { GATEWAY_PORT: '9100', [`${P}OAUTH_CLIENT_SECRET`]: 'tcs_env', [`${P}AUDIENCE_0`]: 'from-env', PATH: '/usr/bin' },
+    });
     assert.deepEqual([config.port, config.adminPort, config.defaultTarget], [9100, 9001, 'http://file.example']);
     assert.deepEqual(config.plugins[0]!.params.client, { id: 'cli_file', secret: 'tcs_env' });
-    assert.deepEqual(config.plugins[0]!.params.audience, ['from-env'], 'a list from the environment replaces the file\'s');
+    assert.deepEqual(config.plugins[0]!.params.audience, ['from-env'], "a list from the environment replaces the file's");
     assert.deepEqual(config.keys, { port: 'GATEWAY_PORT', adminPort: 'admin_port' });
-    assert.deepEqual(config.plugins[0]!.keys, { entry: 'plugins[0]', clientId: 'plugins[0].parameters.oauth_client_id', clientSecret: `${P}OAUTH_CLIENT_SECRET` });
-    assert.throws(() => loadGatewayConfig({ file, env: { [`${P}ACTOR_MODE`]: 'nobody' } }), /^GatewayConfigError: GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: must be one of/);
-    assert.throws(() => loadGatewayConfig({ file, env: { [`${P}SCOPES`]: 'x' } }), /^GatewayConfigError: GATEWAY_PLUGINS_0_PARAMETERS_SCOPES: is not a token-exchange parameter/, 'an unknown key inside a known structure stays an error');
+    assert.deepEqual(config.plugins[0]!.keys, {
+      entry: 'plugins[0]',
+      clientId: 'plugins[0].parameters.oauth_client_id',
+      clientSecret: `${P}OAUTH_CLIENT_SECRET`,
+    });
+    assert.throws(
+      () => loadGatewayConfig({ file, env: { [`${P}ACTOR_MODE`]: 'nobody' } }),
+      /^GatewayConfigError: GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: must be one of/,
+    );
+    assert.throws(
+      () => loadGatewayConfig({ file, env: { [`${P}SCOPES`]: 'x' } }),
+      /^GatewayConfigError: GATEWAY_PLUGINS_0_PARAMETERS_SCOPES: is not a token-exchange parameter/,
+      'an unknown key inside a known structure stays an error',
+    );
   });
 
   it('lists GATEWAY_* variables that configure nothing, with the closest valid name', () => {
-    const env = { ...base, 'GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE': 'oauth_client', GATEWAY_UPSTREM_TIMEOUT: '5s', GATEWAY_URLS_3_TARGT: 'http://x', GATEWAY_SVID: 'eyJ' };
+    const env = {
+      ...base,
+      GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE: 'oauth_client',
+      GATEWAY_UPSTREM_TIMEOUT: '5s',
+      GATEWAY_URLS_3_TARGT: 'http://x',
+      GATEWAY_SVID: 'eyJ',
+    };
     const { config, unknownVariables } = loadGatewaySetup({ env });
     assert.deepEqual(unknownVariables, ['GATEWAY_PLUGINS_0_PARAMETRS_ACTOR_MODE', 'GATEWAY_UPSTREM_TIMEOUT', 'GATEWAY_URLS_3_TARGT', 'GATEWAY_SVID']);
     const warnings = unknownVariableWarnings(unknownVariables, config);
@@ -153,6 +268,15 @@ describe('Gateway configuration', () => {
   });
 
   it('parses durations strictly', () => {
-    assert.deepEqual(['500ms', '5s', '1m', '2h', '0s', '5', '1.5s', 's'].map(parseDuration), [500, 5_000, 60_000, 7_200_000, undefined, undefined, undefined, undefined]);
+    assert.deepEqual(['500ms', '5s', '1m', '2h', '0s', '5', '1.5s', 's'].map(parseDuration), [
+      500,
+      5_000,
+      60_000,
+      7_200_000,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -1,22 +1,31 @@
-import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request as rawRequest, type Server } from 'node:http';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { fileKey } from '../../src/gateway/config/config-error.ts';
-import { startGateway, type RequestPlugin, type RunningGateway } from '../../src/gateway/proxy/proxy-server.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
+import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
+import { type RequestPlugin, type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 
 const silent = pino({ level: 'silent' });
 
 /** Sends a request with exactly these raw headers (fetch would merge or refuse some). */
-function send(url: string, path: string, headers: [string, string][], body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function send(
+  url: string,
+  path: string,
+  headers: [string, string][],
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = rawRequest(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: headers.flat() as unknown as Record<string, string> }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = rawRequest(
+      `${url}${path}`,
+      { method: body === undefined ? 'GET' : 'POST', headers: headers.flat() as unknown as Record<string, string> },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -37,14 +46,20 @@ describe('Gateway proxy core', () => {
   before(async () => {
     orders = await startRecordingUpstream();
     fallback = await startRecordingUpstream();
-    const config = readGatewayConfig({
-      port: 0, admin_port: 0, upstream_timeout: '300ms', default_target: fallback.url,
-      urls: [
-        { pattern: 'api.example.com/orders/*', target: `${orders.url}/v1` },
-        { pattern: '*.example.com:*/*', target: orders.url },
-      ],
-      plugins: [],
-    }, fileKey);
+    const config = readGatewayConfig(
+      {
+        port: 0,
+        admin_port: 0,
+        upstream_timeout: '300ms',
+        default_target: fallback.url,
+        urls: [
+          { pattern: 'api.example.com/orders/*', target: `${orders.url}/v1` },
+          { pattern: '*.example.com:*/*', target: orders.url },
+        ],
+        plugins: [],
+      },
+      fileKey,
+    );
     // The tagger is a plugin of this test, not of the configuration, so its switch is set here.
     config.urls[0]!.plugins.tagger = false;
     gateway = await startGateway(config, [tagger], silent);
@@ -71,17 +86,33 @@ describe('Gateway proxy core', () => {
   });
 
   it('removes hop-by-hop headers and the ones Connection names, and sets X-Forwarded-* itself', async () => {
-    await send(gateway.url, '/orders/1', [['Host', 'api.example.com'], ['Connection', 'keep-alive, X-Internal'], ['X-Internal', 'secret'], ['Keep-Alive', 'timeout=5'], ['TE', 'trailers'], ['X-Forwarded-For', '203.0.113.9'], ['X-Keep', 'kept']]);
+    await send(gateway.url, '/orders/1', [
+      ['Host', 'api.example.com'],
+      ['Connection', 'keep-alive, X-Internal'],
+      ['X-Internal', 'secret'],
+      ['Keep-Alive', 'timeout=5'],
+      ['TE', 'trailers'],
+      ['X-Forwarded-For', '203.0.113.9'],
+      ['X-Keep', 'kept'],
+    ]);
     const seen = orders.requests[0]!.headers;
     for (const name of ['x-internal', 'keep-alive', 'te']) assert.equal(seen[name], undefined, name);
     assert.equal(seen['x-keep'], 'kept');
-    assert.equal(seen['x-forwarded-for'], '127.0.0.1', 'an untrusted caller\'s X-Forwarded-For is replaced');
+    assert.equal(seen['x-forwarded-for'], '127.0.0.1', "an untrusted caller's X-Forwarded-For is replaced");
     assert.deepEqual([seen['x-forwarded-proto'], seen['x-forwarded-host']], ['http', 'api.example.com']);
   });
 
   it('streams request and response bodies and passes status and headers through', async () => {
     const body = 'x'.repeat(3 * 1024 * 1024);
-    const response = await send(gateway.url, '/orders/upload', [['Host', 'api.example.com'], ['Content-Type', 'text/plain']], body);
+    const response = await send(
+      gateway.url,
+      '/orders/upload',
+      [
+        ['Host', 'api.example.com'],
+        ['Content-Type', 'text/plain'],
+      ],
+      body,
+    );
     assert.equal(response.status, 200);
     assert.equal(JSON.parse(response.body).bytes, body.length);
     assert.equal(response.headers['x-upstream'], 'yes');
@@ -89,10 +120,14 @@ describe('Gateway proxy core', () => {
 
   it('regression: an upload with Expect: 100-continue (curl sends it for large bodies) got 502; now it goes through', async () => {
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = rawRequest(`${gateway.url}/orders/upload`, { method: 'POST', headers: { host: 'api.example.com', expect: '100-continue', 'content-length': '5' } }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
-      });
+      const req = rawRequest(
+        `${gateway.url}/orders/upload`,
+        { method: 'POST', headers: { host: 'api.example.com', expect: '100-continue', 'content-length': '5' } },
+        (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+        },
+      );
       req.on('continue', () => req.end('hello')).on('error', reject);
     });
     assert.equal(answer.status, 200);
@@ -103,11 +138,18 @@ describe('Gateway proxy core', () => {
   it('runs plugins unless the URL rule disables them', async () => {
     await send(gateway.url, '/orders/1', [['Host', 'api.example.com']]);
     await send(gateway.url, '/x', [['Host', 'shop.example.com:80']]);
-    assert.deepEqual(orders.requests.map((r) => r.headers['x-tagged']), [undefined, 'yes']);
+    assert.deepEqual(
+      orders.requests.map((r) => r.headers['x-tagged']),
+      [undefined, 'yes'],
+    );
   });
 
   it('refuses two Authorization headers with 400 and forwards nothing', async () => {
-    const response = await send(gateway.url, '/x', [['Host', 'shop.example.com'], ['Authorization', 'Bearer a'], ['Authorization', 'Bearer b']]);
+    const response = await send(gateway.url, '/x', [
+      ['Host', 'shop.example.com'],
+      ['Authorization', 'Bearer a'],
+      ['Authorization', 'Bearer b'],
+    ]);
     assert.equal(response.status, 400);
     assert.equal(JSON.parse(response.body).errors[0].code, 'GATEWAY_DUPLICATE_AUTHORIZATION');
     assert.equal(orders.requests.length + fallback.requests.length, 0);
@@ -186,8 +228,17 @@ describe('Gateway when a client hangs up or reads slowly', () => {
       rawRequest(`${gateway.url}/big`, (res) => {
         res.pause();
         let total = 0;
-        setTimeout(() => res.on('data', (c: Buffer) => (total += c.length)).on('end', () => resolve(total)).resume(), 200);
-      }).on('error', reject).end();
+        setTimeout(
+          () =>
+            res
+              .on('data', (c: Buffer) => (total += c.length))
+              .on('end', () => resolve(total))
+              .resume(),
+          200,
+        );
+      })
+        .on('error', reject)
+        .end();
     });
     assert.equal(bytes, CHUNK.length * CHUNKS);
   });
@@ -195,7 +246,12 @@ describe('Gateway when a client hangs up or reads slowly', () => {
   it('a client hanging up mid-body cuts the upstream exchange, and the gateway serves on', async () => {
     const before = abortedStreams;
     await new Promise<void>((resolve, reject) => {
-      const req = rawRequest(`${gateway.url}/slow`, (res) => res.once('data', () => { req.destroy(); resolve(); }));
+      const req = rawRequest(`${gateway.url}/slow`, (res) =>
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        }),
+      );
       req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error))).end();
     });
     await waitFor(() => abortedStreams > before);
@@ -220,7 +276,10 @@ describe('Gateway when a client hangs up before the upstream answers', () => {
       upstream.delayMs = 0;
       const next = await send(gateway.url, '/after', [['Host', 'x.test']]);
       assert.equal(next.status, 200);
-      assert.deepEqual(upstream.requests.map((r) => r.url), ['/late', '/after']);
+      assert.deepEqual(
+        upstream.requests.map((r) => r.url),
+        ['/late', '/after'],
+      );
     } finally {
       await gateway.close();
       await upstream.close();

@@ -1,12 +1,12 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { fileKey } from '../../src/gateway/config/config-error.ts';
+import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
-import { startGateway, type RequestPlugin, type RunningGateway } from '../../src/gateway/proxy/proxy-server.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
+import { type RequestPlugin, type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -16,7 +16,8 @@ describe('Gateway request ids', () => {
   const lines: Record<string, unknown>[] = [];
   // Refuses requests to /refused the way a token-exchange plugin refuses a missing token.
   const refuser: RequestPlugin = {
-    id: 'refuser', enabled: true,
+    id: 'refuser',
+    enabled: true,
     async run({ inbound }) {
       if (inbound.target.path === '/api/refused') throw new GatewayError('GATEWAY_SUBJECT_MISSING', 'no subject token');
     },
@@ -25,7 +26,15 @@ describe('Gateway request ids', () => {
   before(async () => {
     upstream = await startRecordingUpstream();
     const config = readGatewayConfig({ port: 0, admin_port: 0, urls: [{ pattern: '*/api/*', target: upstream.url }], plugins: [] }, fileKey);
-    const log = pino({ level: 'info' }, new Writable({ write(chunk, _e, done) { lines.push(JSON.parse(String(chunk))); done(); } }));
+    const log = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk, _e, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
     gateway = await startGateway(config, [refuser], log);
   });
   after(async () => {
@@ -61,6 +70,9 @@ describe('Gateway request ids', () => {
     }
     const refused = await fetch(`${gateway.url}/api/refused`, { headers: { 'x-request-id': 'caller-7' } });
     assert.equal(refused.headers.get('x-request-id'), 'caller-7');
-    assert.ok(lines.some((l) => l.requestId === 'caller-7' && l.code === 'GATEWAY_SUBJECT_MISSING'), JSON.stringify(lines.slice(-2)));
+    assert.ok(
+      lines.some((l) => l.requestId === 'caller-7' && l.code === 'GATEWAY_SUBJECT_MISSING'),
+      JSON.stringify(lines.slice(-2)),
+    );
   });
 });

@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalisePath, parseHost, parseRequestTarget, sameHost, type PathPolicy } from '../../src/gateway/proxy/request-target.ts';
+import { describe, it } from 'node:test';
 import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
+import { normalisePath, type PathPolicy, parseHost, parseRequestTarget, sameHost } from '../../src/gateway/proxy/request-target.ts';
 
 const strict: PathPolicy = { escapedSlashes: 'reject', semicolons: 'reject', mergeSlashes: true };
 const refused = (run: () => unknown, code = 'GATEWAY_BAD_REQUEST_TARGET') =>
@@ -23,7 +23,23 @@ describe('Request-target normalisation (RFC 3986 §6.2.2)', () => {
   ];
   for (const [raw, normal] of same) it(`reads ${raw} as ${normal}`, () => assert.equal(normalisePath(raw, strict), normal));
 
-  const bad = ['/../x', '/a/../../x', '/%2e%2e/x', '/a%2Fb', '/a%2fb', '/a%5Cb', '/a\\b', '/open/..;/api', '/a/.;x/b', '/a%zz', '/a%', '/a%4', '/a%00b', '/a%0d%0aX:1', '/a%7F'];
+  const bad = [
+    '/../x',
+    '/a/../../x',
+    '/%2e%2e/x',
+    '/a%2Fb',
+    '/a%2fb',
+    '/a%5Cb',
+    '/a\\b',
+    '/open/..;/api',
+    '/a/.;x/b',
+    '/a%zz',
+    '/a%',
+    '/a%4',
+    '/a%00b',
+    '/a%0d%0aX:1',
+    '/a%7F',
+  ];
   for (const raw of bad) it(`refuses ${raw}`, () => refused(() => normalisePath(raw, strict)));
 
   it('keeps escaped slashes as segment characters when told to keep them', () => {
@@ -59,7 +75,21 @@ describe('Host comparison', () => {
     assert.ok(!sameHost(parseHost('example.com:8080'), parseHost('example.com'), '80'));
     assert.ok(!sameHost(parseHost('evil.com'), parseHost('example.com'), '80'));
   });
-  for (const raw of ['exa mple.com', 'a/b', 'a:b:c', 'example.com:123456', 'example.com:70000', '[zz::1]', 'a,for=6.6.6.6', 'a;proto=https', 'secure.example.com..', 'secure%2eexample.com', '.example.com', 'a..b', 'example.com:']) {
+  for (const raw of [
+    'exa mple.com',
+    'a/b',
+    'a:b:c',
+    'example.com:123456',
+    'example.com:70000',
+    '[zz::1]',
+    'a,for=6.6.6.6',
+    'a;proto=https',
+    'secure.example.com..',
+    'secure%2eexample.com',
+    '.example.com',
+    'a..b',
+    'example.com:',
+  ]) {
     it(`refuses the Host ${JSON.stringify(raw)}`, () => refused(() => parseHost(raw), 'GATEWAY_BAD_HOST'));
   }
 });

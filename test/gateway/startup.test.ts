@@ -1,31 +1,46 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadServiceConfig } from '../../src/config/service-config.ts';
-import { startService } from '../../src/service.ts';
-import { createOrganization } from '../../src/organizations/create-organization.ts';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
+import { loadServiceConfig } from '../../src/config/service-config.ts';
 import { fileKey, GatewayConfigError } from '../../src/gateway/config/config-error.ts';
+import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { launchGateway } from '../../src/gateway/launch.ts';
 import { gatewayStartupWarnings } from '../../src/gateway/startup-warnings.ts';
-import { startTestService } from '../helpers/service.ts';
+import { createOrganization } from '../../src/organizations/create-organization.ts';
+import { startService } from '../../src/service.ts';
 import { backends } from '../helpers/backends.ts';
 import { closedPortUrl, registerClient } from '../helpers/oauth.ts';
+import { startTestService } from '../helpers/service.ts';
 
 const silent = pino({ level: 'silent' });
 
 function oauthClientGateway(serviceUrl: string, client: { id: string; secret: string }) {
-  return readGatewayConfig({
-    port: 0, admin_port: 0, default_target: 'http://127.0.0.1:9',
-    plugins: [{ type: 'token-exchange', id: 'orders', parameters: {
-      service_base_url: serviceUrl, subject_header_with_token: 'Authorization', actor_mode: 'oauth_client',
-      oauth_client_id: client.id, oauth_client_secret: client.secret, requested_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-    } }],
-  }, fileKey);
+  return readGatewayConfig(
+    {
+      port: 0,
+      admin_port: 0,
+      default_target: 'http://127.0.0.1:9',
+      plugins: [
+        {
+          type: 'token-exchange',
+          id: 'orders',
+          parameters: {
+            service_base_url: serviceUrl,
+            subject_header_with_token: 'Authorization',
+            actor_mode: 'oauth_client',
+            oauth_client_id: client.id,
+            oauth_client_secret: client.secret,
+            requested_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+          },
+        },
+      ],
+    },
+    fileKey,
+  );
 }
 
 async function readiness(adminUrl: string): Promise<{ status: number; body: any }> {
@@ -36,13 +51,16 @@ async function readiness(adminUrl: string): Promise<{ status: number; body: any 
 describe('Gateway start-up', () => {
   const sqlite = backends()[0]!;
 
-  it('stops start-up when the service refuses a plugin\'s client, naming the plugin and the keys', async () => {
+  it("stops start-up when the service refuses a plugin's client, naming the plugin and the keys", async () => {
     const t = await startTestService(sqlite);
     try {
       const client = await registerClient(t, await t.org());
       await assert.rejects(launchGateway(oauthClientGateway(t.url, { id: client.id, secret: 'tcs_wrong' }), silent), (error: unknown) => {
         assert.ok(error instanceof GatewayConfigError, String(error));
-        assert.match(error.message, /^plugins\[0\]\.parameters\.oauth_client_secret: plugin "orders": .*refused its client_credentials request \(401 invalid_client/);
+        assert.match(
+          error.message,
+          /^plugins\[0\]\.parameters\.oauth_client_secret: plugin "orders": .*refused its client_credentials request \(401 invalid_client/,
+        );
         assert.match(error.message, /check plugins\[0\]\.parameters\.oauth_client_id and plugins\[0\]\.parameters\.oauth_client_secret$/);
         assert.ok(!error.message.includes('tcs_wrong'), 'the secret is not in the message');
         return true;
@@ -67,14 +85,23 @@ describe('Gateway start-up', () => {
       const first = await startService(loadServiceConfig({ ...env, TESSERA_PORT: '0' }).config);
       const { org, apiKey } = await createOrganization(first.store, 'readiness');
       const registered = await fetch(`${first.url}/oauth2/clients`, {
-        method: 'POST', headers: { 'service-orgid': org.id, 'service-api-key': apiKey, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'service-orgid': org.id, 'service-api-key': apiKey, 'content-type': 'application/json' },
         body: JSON.stringify({ client_name: 'gateway', grant_types: ['client_credentials'], scopes: [] }),
       }).then((r) => r.json() as Promise<{ result: { client_id: string; client_secret: string } }>);
       await first.close();
 
       const serviceUrl = await closedPortUrl('');
       const lines: string[] = [];
-      const log = pino({ level: 'warn' }, new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } }));
+      const log = pino(
+        { level: 'warn' },
+        new Writable({
+          write(chunk, _e, done) {
+            lines.push(String(chunk));
+            done();
+          },
+        }),
+      );
       const gateway = await launchGateway(oauthClientGateway(serviceUrl, { id: registered.result.client_id, secret: registered.result.client_secret }), log);
       try {
         const before = await readiness(gateway.adminUrl);

@@ -1,23 +1,23 @@
-import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
-import { fileKey } from '../../src/gateway/config/config-error.ts';
-import { startGateway, type RunningGateway } from '../../src/gateway/proxy/proxy-server.ts';
-import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
-import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
-import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
-import { claims, createPerson, mintPersonToken, registerClient, type ClientCredentials } from '../helpers/oauth.ts';
-import { FakeAgent } from '../helpers/workload-agent.ts';
-import { buildPlugins } from '../../src/gateway/build-plugins.ts';
-import { OAuthClientActor } from '../../src/gateway/plugins/token-exchange/actor-sources.ts';
 import type { Schedule } from '../../src/concurrency/refresh-with-backoff.ts';
+import { buildPlugins } from '../../src/gateway/build-plugins.ts';
+import { fileKey } from '../../src/gateway/config/config-error.ts';
+import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
+import { OAuthClientActor } from '../../src/gateway/plugins/token-exchange/actor-sources.ts';
+import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
+import { type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { backends } from '../helpers/backends.ts';
+import { type JwksServer, startJwksServer } from '../helpers/jwks-server.ts';
+import { type ClientCredentials, claims, createPerson, mintPersonToken, registerClient } from '../helpers/oauth.ts';
+import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+import { FakeAgent } from '../helpers/workload-agent.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 const codeOf = async (response: Response) => ((await response.json()) as { errors: { code: string }[] }).errors[0]!.code;
@@ -34,10 +34,11 @@ async function startBadTokenEndpoint(): Promise<{ url: string; set(status: numbe
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     set: (status, body, delayMs = 0) => (answer = { status, body, delayMs }),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -54,20 +55,28 @@ describe('Gateway token-exchange plugin, end to end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-tx-'));
 
   async function gatewayWith(parameters: Record<string, unknown>): Promise<RunningGateway> {
-    const config = readGatewayConfig({ port: 0, admin_port: 0, default_target: upstream.url, plugins: [{ type: 'token-exchange', id: 'tx', parameters }] }, fileKey);
+    const config = readGatewayConfig(
+      { port: 0, admin_port: 0, default_target: upstream.url, plugins: [{ type: 'token-exchange', id: 'tx', parameters }] },
+      fileKey,
+    );
     const plugin = config.plugins[0]!;
     const gateway = await startGateway(config, [tokenExchangePlugin(plugin.id, plugin.enabled, plugin.params)], silent);
     gateways.push(gateway);
     return gateway;
   }
   const oauthClient = () => ({
-    service_base_url: t.url, subject_header_with_token: 'Authorization', actor_mode: 'oauth_client',
-    oauth_client_id: client.id, oauth_client_secret: client.secret, requested_token_type: JWT,
+    service_base_url: t.url,
+    subject_header_with_token: 'Authorization',
+    actor_mode: 'oauth_client',
+    oauth_client_id: client.id,
+    oauth_client_secret: client.secret,
+    requested_token_type: JWT,
   });
   const call = (gateway: RunningGateway, headers: Record<string, string> = {}) => fetch(`${gateway.url}/orders/1`, { headers });
   /** Nothing that reached the upstream carries the caller's token. */
   const noLeak = (...secrets: string[]) => {
-    for (const request of upstream.requests) for (const secret of secrets) assert.ok(!request.rawHeaders.join('\n').includes(secret), 'a caller token reached the upstream');
+    for (const request of upstream.requests)
+      for (const secret of secrets) assert.ok(!request.rawHeaders.join('\n').includes(secret), 'a caller token reached the upstream');
   };
 
   before(async () => {
@@ -79,7 +88,10 @@ describe('Gateway token-exchange plugin, end to end', () => {
     client = await registerClient(t, org);
     person = await createPerson(t, org);
     personToken = await mintPersonToken(t, org, person, { scope: 'orders:read' });
-    await t.call('PATCH', '/organizations/config', { as: org, body: { svid_jwks_urls: { 'example.org': jwks.url }, allowed_spiffe_ids: ['spiffe://example.org/gateway'] } });
+    await t.call('PATCH', '/organizations/config', {
+      as: org,
+      body: { svid_jwks_urls: { 'example.org': jwks.url }, allowed_spiffe_ids: ['spiffe://example.org/gateway'] },
+    });
   });
   after(async () => {
     for (const gateway of gateways) await gateway.close();
@@ -88,7 +100,7 @@ describe('Gateway token-exchange plugin, end to end', () => {
   });
   beforeEach(() => (upstream.requests.length = 0));
 
-  it('oauth_client: the upstream gets the delegated JWT with the gateway in act, never the caller\'s token; a repeat is served from cache', async () => {
+  it("oauth_client: the upstream gets the delegated JWT with the gateway in act, never the caller's token; a repeat is served from cache", async () => {
     const gateway = await gatewayWith(oauthClient());
     const first = await call(gateway, { authorization: `Bearer ${personToken}` });
     assert.equal(first.status, 200);
@@ -101,9 +113,12 @@ describe('Gateway token-exchange plugin, end to end', () => {
     noLeak(personToken);
   });
 
-  it('oauth_client: renews the gateway\'s own token in the background, at 80 % of its life', async () => {
+  it("oauth_client: renews the gateway's own token in the background, at 80 % of its life", async () => {
     const renewing = await registerClient(t, org, { client_name: 'renewing', access_token_duration: 600 });
-    const config = readGatewayConfig({ plugins: [{ type: 'token-exchange', parameters: { ...oauthClient(), oauth_client_id: renewing.id, oauth_client_secret: renewing.secret } }] }, fileKey);
+    const config = readGatewayConfig(
+      { plugins: [{ type: 'token-exchange', parameters: { ...oauthClient(), oauth_client_id: renewing.id, oauth_client_secret: renewing.secret } }] },
+      fileKey,
+    );
     const timers: { run: () => void; delayMs: number }[] = [];
     const schedule: Schedule = (run, delayMs) => {
       timers.push({ run, delayMs });
@@ -118,8 +133,9 @@ describe('Gateway token-exchange plugin, end to end', () => {
     for (let i = 0; i < 100 && timers.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(timers.length, 2, 'renewed, and the next renewal scheduled');
     assert.notEqual((await actor.actor()).token, first.token);
-    const mints = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result
-      .filter((e: { data: { client_id: string } }) => e.data.client_id === renewing.id);
+    const mints = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result.filter(
+      (e: { data: { client_id: string } }) => e.data.client_id === renewing.id,
+    );
     assert.equal(mints.length, 2);
 
     // The client's secret is rotated away: the next renewal fails, is retried later with
@@ -135,7 +151,13 @@ describe('Gateway token-exchange plugin, end to end', () => {
   it('request_actor with a cookie subject: only that cookie and the actor header are removed', async () => {
     const assistant = await createPerson(t, org);
     const actorToken = await mintPersonToken(t, org, assistant);
-    const gateway = await gatewayWith({ service_base_url: t.url, subject_cookie_with_token: 'session', actor_mode: 'request_actor', actor_header_with_token: 'X-Actor', requested_token_type: JWT });
+    const gateway = await gatewayWith({
+      service_base_url: t.url,
+      subject_cookie_with_token: 'session',
+      actor_mode: 'request_actor',
+      actor_header_with_token: 'X-Actor',
+      requested_token_type: JWT,
+    });
     const response = await call(gateway, { cookie: `theme=dark; session=${personToken}; lang=en`, 'x-actor': actorToken });
     assert.equal(response.status, 200);
     const seen = upstream.requests[0]!.headers;
@@ -149,7 +171,16 @@ describe('Gateway token-exchange plugin, end to end', () => {
     const file = join(dir, 'svid.jwt');
     const audience = [`${t.service.issuer}/oauth2/tokens`];
     writeFileSync(file, await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience }));
-    const gateway = await gatewayWith({ ...oauthClient(), actor_mode: 'gate_svid', actor_svid_source: 'file', actor_svid_file_path: file, actor_svid_file_reload: '1ms', oauth_client_id: undefined, oauth_client_secret: undefined, cache_delegated_tokens: false });
+    const gateway = await gatewayWith({
+      ...oauthClient(),
+      actor_mode: 'gate_svid',
+      actor_svid_source: 'file',
+      actor_svid_file_path: file,
+      actor_svid_file_reload: '1ms',
+      oauth_client_id: undefined,
+      oauth_client_secret: undefined,
+      cache_delegated_tokens: false,
+    });
     assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
     assert.deepEqual(claims(String(upstream.requests[0]!.headers.authorization).slice(7)).act, { sub: 'spiffe://example.org/gateway' });
     writeFileSync(file, await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience, jti: 'second' }));
@@ -171,10 +202,29 @@ describe('Gateway token-exchange plugin, end to end', () => {
     const svid = await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience });
     agent.respond = () => ({ svids: [{ spiffe_id: 'spiffe://example.org/gateway', svid, hint: '' }] });
     const withAgent = async (socket: string) => {
-      const config = readGatewayConfig({ port: 0, admin_port: 0, default_target: upstream.url, plugins: [{ type: 'token-exchange', id: 'wl', parameters: {
-        service_base_url: t.url, subject_header_with_token: 'Authorization', actor_mode: 'gate_svid', actor_svid_source: 'workload_api',
-        actor_workload_api_socket: `unix://${socket}`, requested_token_type: JWT, cache_delegated_tokens: false,
-      } }] }, fileKey);
+      const config = readGatewayConfig(
+        {
+          port: 0,
+          admin_port: 0,
+          default_target: upstream.url,
+          plugins: [
+            {
+              type: 'token-exchange',
+              id: 'wl',
+              parameters: {
+                service_base_url: t.url,
+                subject_header_with_token: 'Authorization',
+                actor_mode: 'gate_svid',
+                actor_svid_source: 'workload_api',
+                actor_workload_api_socket: `unix://${socket}`,
+                requested_token_type: JWT,
+                cache_delegated_tokens: false,
+              },
+            },
+          ],
+        },
+        fileKey,
+      );
       const gateway = await startGateway(config, await buildPlugins(config), silent);
       gateways.push(gateway);
       return gateway;
@@ -189,7 +239,7 @@ describe('Gateway token-exchange plugin, end to end', () => {
       const gateway = await withAgent(agent.path);
       assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
       assert.deepEqual(claims(String(upstream.requests[0]!.headers.authorization).slice(7)).act, { sub: 'spiffe://example.org/gateway' });
-      assert.deepEqual(agent.received[0]!.audience, audience, 'the SVID is asked for the service\'s token endpoint');
+      assert.deepEqual(agent.received[0]!.audience, audience, "the SVID is asked for the service's token endpoint");
       assert.deepEqual(agent.received[0]!.securityHeader, ['true']);
       // Restarted, and now answering without an SVID: a gateway that holds none gets 502.
       agent.stop();
@@ -206,19 +256,194 @@ describe('Gateway token-exchange plugin, end to end', () => {
 
   const faults: [string, () => Promise<Record<string, unknown>>, () => Record<string, string>, number, string][] = [
     ['no subject token', async () => oauthClient(), () => ({}), 401, 'GATEWAY_SUBJECT_MISSING'],
-    ['no request actor', async () => ({ ...oauthClient(), actor_mode: 'request_actor', actor_header_with_token: 'X-Actor', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 401, 'GATEWAY_ACTOR_MISSING'],
-    ['a token endpoint that is down', async () => ({ ...oauthClient(), service_base_url: 'http://127.0.0.1:1' }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
+    [
+      'no request actor',
+      async () => ({
+        ...oauthClient(),
+        actor_mode: 'request_actor',
+        actor_header_with_token: 'X-Actor',
+        oauth_client_id: undefined,
+        oauth_client_secret: undefined,
+      }),
+      subjectOnly,
+      401,
+      'GATEWAY_ACTOR_MISSING',
+    ],
+    [
+      'a token endpoint that is down',
+      async () => ({ ...oauthClient(), service_base_url: 'http://127.0.0.1:1' }),
+      subjectOnly,
+      502,
+      'GATEWAY_ACTOR_UNAVAILABLE',
+    ],
     ['a rejected client_credentials mint', async () => ({ ...oauthClient(), oauth_client_secret: 'tcs_wrong' }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
-    ['a token endpoint refusing the exchange (400)', async () => ({ ...oauthClient(), actor_mode: 'request_actor', actor_header_with_token: 'X-Actor', oauth_client_id: undefined, oauth_client_secret: undefined }), () => ({ ...subjectOnly(), 'x-actor': 'not-a-token' }), 502, 'GATEWAY_ACTOR_REFUSED'],
-    ['a token endpoint answering 500', async () => (bad.set(500, '{"error":"server_error"}'), { ...oauthClient(), service_base_url: bad.url, actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_FAILED'],
-    ['a token endpoint refusing the request for another reason (400 invalid_scope)', async () => (bad.set(400, '{"error":"invalid_scope","error_description":"not within what the subject holds"}'), { ...oauthClient(), service_base_url: bad.url, actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_REFUSED'],
-    ['malformed JSON from the token endpoint', async () => (bad.set(200, '{"access_token": '), { ...oauthClient(), service_base_url: bad.url, actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_MALFORMED'],
-    ['a token answer without access_token', async () => (bad.set(200, '{"token_type":"Bearer"}'), { ...oauthClient(), service_base_url: bad.url, actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_MALFORMED'],
-    ['a token answer larger than 64 KiB (read no further)', async () => (bad.set(200, `{"access_token":"${'a'.repeat(200_000)}"}`), { ...oauthClient(), service_base_url: bad.url, actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_MALFORMED'],
-    ['a token endpoint slower than upstream_request_timeout', async () => (bad.set(200, '{"access_token":"x"}', 1_000), { ...oauthClient(), service_base_url: bad.url, upstream_request_timeout: '200ms', actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_TIMEOUT'],
-    ['an unset SVID variable', async () => ({ ...oauthClient(), actor_mode: 'gate_svid', actor_svid_source: 'env', actor_svid_env_var: 'TEST_SVID_UNSET', oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
-    ['a missing SVID file', async () => ({ ...oauthClient(), actor_mode: 'gate_svid', actor_svid_source: 'file', actor_svid_file_path: join(dir, 'absent.jwt'), oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
-    ['an empty SVID file', async () => (writeFileSync(join(dir, 'empty.jwt'), ''), { ...oauthClient(), actor_mode: 'gate_svid', actor_svid_source: 'file', actor_svid_file_path: join(dir, 'empty.jwt'), oauth_client_id: undefined, oauth_client_secret: undefined }), subjectOnly, 502, 'GATEWAY_ACTOR_UNAVAILABLE'],
+    [
+      'a token endpoint refusing the exchange (400)',
+      async () => ({
+        ...oauthClient(),
+        actor_mode: 'request_actor',
+        actor_header_with_token: 'X-Actor',
+        oauth_client_id: undefined,
+        oauth_client_secret: undefined,
+      }),
+      () => ({ ...subjectOnly(), 'x-actor': 'not-a-token' }),
+      502,
+      'GATEWAY_ACTOR_REFUSED',
+    ],
+    [
+      'a token endpoint answering 500',
+      async () => (
+        bad.set(500, '{"error":"server_error"}'),
+        {
+          ...oauthClient(),
+          service_base_url: bad.url,
+          actor_mode: 'gate_svid',
+          actor_svid_source: 'env',
+          actor_svid_env_var: 'TEST_SVID',
+          oauth_client_id: undefined,
+          oauth_client_secret: undefined,
+        }
+      ),
+      subjectOnly,
+      502,
+      'GATEWAY_TOKEN_ENDPOINT_FAILED',
+    ],
+    [
+      'a token endpoint refusing the request for another reason (400 invalid_scope)',
+      async () => (
+        bad.set(400, '{"error":"invalid_scope","error_description":"not within what the subject holds"}'),
+        {
+          ...oauthClient(),
+          service_base_url: bad.url,
+          actor_mode: 'gate_svid',
+          actor_svid_source: 'env',
+          actor_svid_env_var: 'TEST_SVID',
+          oauth_client_id: undefined,
+          oauth_client_secret: undefined,
+        }
+      ),
+      subjectOnly,
+      502,
+      'GATEWAY_TOKEN_ENDPOINT_REFUSED',
+    ],
+    [
+      'malformed JSON from the token endpoint',
+      async () => (
+        bad.set(200, '{"access_token": '),
+        {
+          ...oauthClient(),
+          service_base_url: bad.url,
+          actor_mode: 'gate_svid',
+          actor_svid_source: 'env',
+          actor_svid_env_var: 'TEST_SVID',
+          oauth_client_id: undefined,
+          oauth_client_secret: undefined,
+        }
+      ),
+      subjectOnly,
+      502,
+      'GATEWAY_TOKEN_ENDPOINT_MALFORMED',
+    ],
+    [
+      'a token answer without access_token',
+      async () => (
+        bad.set(200, '{"token_type":"Bearer"}'),
+        {
+          ...oauthClient(),
+          service_base_url: bad.url,
+          actor_mode: 'gate_svid',
+          actor_svid_source: 'env',
+          actor_svid_env_var: 'TEST_SVID',
+          oauth_client_id: undefined,
+          oauth_client_secret: undefined,
+        }
+      ),
+      subjectOnly,
+      502,
+      'GATEWAY_TOKEN_ENDPOINT_MALFORMED',
+    ],
+    [
+      'a token answer larger than 64 KiB (read no further)',
+      async () => (
+        bad.set(200, `{"access_token":"${'a'.repeat(200_000)}"}`),
+        {
+          ...oauthClient(),
+          service_base_url: bad.url,
+          actor_mode: 'gate_svid',
+          actor_svid_source: 'env',
+          actor_svid_env_var: 'TEST_SVID',
+          oauth_client_id: undefined,
+          oauth_client_secret: undefined,
+        }
+      ),
+      subjectOnly,
+      502,
+      'GATEWAY_TOKEN_ENDPOINT_MALFORMED',
+    ],
+    [
+      'a token endpoint slower than upstream_request_timeout',
+      async () => (
+        bad.set(200, '{"access_token":"x"}', 1_000),
+        {
+          ...oauthClient(),
+          service_base_url: bad.url,
+          upstream_request_timeout: '200ms',
+          actor_mode: 'gate_svid',
+          actor_svid_source: 'env',
+          actor_svid_env_var: 'TEST_SVID',
+          oauth_client_id: undefined,
+          oauth_client_secret: undefined,
+        }
+      ),
+      subjectOnly,
+      502,
+      'GATEWAY_TOKEN_ENDPOINT_TIMEOUT',
+    ],
+    [
+      'an unset SVID variable',
+      async () => ({
+        ...oauthClient(),
+        actor_mode: 'gate_svid',
+        actor_svid_source: 'env',
+        actor_svid_env_var: 'TEST_SVID_UNSET',
+        oauth_client_id: undefined,
+        oauth_client_secret: undefined,
+      }),
+      subjectOnly,
+      502,
+      'GATEWAY_ACTOR_UNAVAILABLE',
+    ],
+    [
+      'a missing SVID file',
+      async () => ({
+        ...oauthClient(),
+        actor_mode: 'gate_svid',
+        actor_svid_source: 'file',
+        actor_svid_file_path: join(dir, 'absent.jwt'),
+        oauth_client_id: undefined,
+        oauth_client_secret: undefined,
+      }),
+      subjectOnly,
+      502,
+      'GATEWAY_ACTOR_UNAVAILABLE',
+    ],
+    [
+      'an empty SVID file',
+      async () => (
+        writeFileSync(join(dir, 'empty.jwt'), ''),
+        {
+          ...oauthClient(),
+          actor_mode: 'gate_svid',
+          actor_svid_source: 'file',
+          actor_svid_file_path: join(dir, 'empty.jwt'),
+          oauth_client_id: undefined,
+          oauth_client_secret: undefined,
+        }
+      ),
+      subjectOnly,
+      502,
+      'GATEWAY_ACTOR_UNAVAILABLE',
+    ],
   ];
   for (const [name, parameters, headers, status, code] of faults) {
     it(`answers ${status} ${code} for ${name}, and the upstream receives nothing`, async () => {

@@ -1,11 +1,11 @@
-import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
 import { WorkloadApiActor } from '../../src/gateway/plugins/token-exchange/workload-api/workload-api-actor.ts';
+import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
@@ -54,10 +54,12 @@ describe('WorkloadApiActor (SPIFFE Workload API FetchJWTSVID)', () => {
   it('returns the first SVID as a JWT actor token; the request carries the security header and the audience', async () => {
     const agent = await agentAt('basic.sock');
     const first = makeSvid('spiffe://example.org/gateway', Date.now() + 3_600_000, Date.now());
-    agent.respond = () => ({ svids: [
-      { spiffe_id: 'spiffe://example.org/gateway', svid: first, hint: '' },
-      { spiffe_id: 'spiffe://example.org/other', svid: makeSvid('spiffe://example.org/other', Date.now() + 3_600_000), hint: '' },
-    ] });
+    agent.respond = () => ({
+      svids: [
+        { spiffe_id: 'spiffe://example.org/gateway', svid: first, hint: '' },
+        { spiffe_id: 'spiffe://example.org/other', svid: makeSvid('spiffe://example.org/other', Date.now() + 3_600_000), hint: '' },
+      ],
+    });
     const actor = actorFor(agent.path, { audience: 'https://tessera.example' });
     assert.deepEqual(await actor.actor(), { token: first, type: JWT });
     assert.equal(agent.calls, 1);
@@ -71,7 +73,9 @@ describe('WorkloadApiActor (SPIFFE Workload API FetchJWTSVID)', () => {
     let now = Date.UTC(2030, 0, 1);
     let minted = 0;
     // One-hour SVIDs: refreshed when less than max(30 s, 12 min) remains.
-    agent.respond = () => ({ svids: [{ spiffe_id: 'spiffe://example.org/gw', svid: makeSvid(`spiffe://example.org/gw#${++minted}`, now + 3_600_000, now), hint: '' }] });
+    agent.respond = () => ({
+      svids: [{ spiffe_id: 'spiffe://example.org/gw', svid: makeSvid(`spiffe://example.org/gw#${++minted}`, now + 3_600_000, now), hint: '' }],
+    });
     const actor = actorFor(agent.path, { now: () => now });
     const one = await actor.actor();
     assert.equal((await actor.actor()).token, one.token);
@@ -156,7 +160,9 @@ describe('WorkloadApiActor (SPIFFE Workload API FetchJWTSVID)', () => {
     const agent = await agentAt('restart.sock');
     let now = Date.UTC(2030, 0, 1);
     let minted = 0;
-    agent.respond = () => ({ svids: [{ spiffe_id: 'spiffe://example.org/gw', svid: makeSvid(`spiffe://example.org/gw#${++minted}`, now + 3_600_000, now), hint: '' }] });
+    agent.respond = () => ({
+      svids: [{ spiffe_id: 'spiffe://example.org/gw', svid: makeSvid(`spiffe://example.org/gw#${++minted}`, now + 3_600_000, now), hint: '' }],
+    });
     const actor = actorFor(agent.path, { now: () => now });
     const first = await actor.actor();
     agent.stop();

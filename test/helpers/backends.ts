@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 
 export interface Backend {
   name: 'sqlite' | 'postgres';

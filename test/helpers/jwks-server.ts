@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 export interface JwksServer {
   url: string;

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { SignJWT, type CryptoKey } from 'jose';
+import { type CryptoKey, SignJWT } from 'jose';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { TEST_SECRET, type TestOrg, type TestService } from './service.ts';
 
@@ -28,7 +28,9 @@ export async function oauthPost(
 ): Promise<OAuthResponse> {
   const form = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) for (const v of [value].flat()) form.append(name, v);
-  const auth = client ? { authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}` } : {};
+  const auth = client
+    ? { authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}` }
+    : {};
   const response = await fetch(`${t.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth, ...headers },

@@ -35,9 +35,10 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   upstream.port = (server.address() as { port: number }).port;
   upstream.url = `http://127.0.0.1:${upstream.port}`;
-  upstream.close = () => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  upstream.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return upstream;
 }

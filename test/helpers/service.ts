@@ -1,7 +1,7 @@
 import { loadServiceConfig } from '../../src/config/service-config.ts';
-import { startService, type RunningService } from '../../src/service.ts';
-import { createOrganization } from '../../src/organizations/create-organization.ts';
 import { newId } from '../../src/crypto/ids.ts';
+import { createOrganization } from '../../src/organizations/create-organization.ts';
+import { type RunningService, startService } from '../../src/service.ts';
 import type { Backend } from './backends.ts';
 
 /** The secret test services seal their signing keys with. */
@@ -32,7 +32,14 @@ export interface TestService {
 /** The real service on port 0 over a fresh database of the given backend. */
 export async function startTestService(backend: Backend, env: Record<string, string> = {}): Promise<TestService> {
   const database = await backend.fresh();
-  const { config } = loadServiceConfig({ TESSERA_PORT: '0', TESSERA_DATABASE: database.url, TESSERA_DEV: '0', TESSERA_SECRET: TEST_SECRET, TESSERA_LOG_LEVEL: 'silent', ...env });
+  const { config } = loadServiceConfig({
+    TESSERA_PORT: '0',
+    TESSERA_DATABASE: database.url,
+    TESSERA_DEV: '0',
+    TESSERA_SECRET: TEST_SECRET,
+    TESSERA_LOG_LEVEL: 'silent',
+    ...env,
+  });
   const service = await startService(config);
   return {
     service,

@@ -39,7 +39,9 @@ export class FakeAgent {
         setTimeout(() => callback(null, answer), this.delayMs);
       },
     });
-    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${this.path}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      server.bindAsync(`unix://${this.path}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+    );
     this.#server = server;
   }
 
@@ -48,4 +50,3 @@ export class FakeAgent {
     this.#server = undefined;
   }
 }
-

@@ -1,7 +1,7 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as rawRequest } from 'node:http';
 import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
@@ -24,7 +24,13 @@ describe('Malformed requests', () => {
     ['a __proto__ key', { body: '{"__proto__": {"admin": true}}' }, 400, 'MALFORMED_JSON', /^body: /],
     ['a constructor.prototype key', { body: '{"constructor": {"prototype": {"admin": true}}}' }, 400, 'MALFORMED_JSON', /^body: /],
     ['a body over the limit', { body: JSON.stringify({ handles: [], pad: 'x'.repeat(4096) }) }, 413, 'PAYLOAD_TOO_LARGE', /^body: is larger than/],
-    ['form encoding', { body: 'handles=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'UNSUPPORTED_MEDIA_TYPE', /^header Content-Type: must be application\/json$/],
+    [
+      'form encoding',
+      { body: 'handles=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      /^header Content-Type: must be application\/json$/,
+    ],
     ['text/plain', { body: '{}', headers: { 'content-type': 'text/plain' } }, 415, 'UNSUPPORTED_MEDIA_TYPE', /Content-Type/],
     ['a JSON string', { body: '"person"' }, 400, 'INVALID_FIELD', /^body: must be an object$/],
     ['JSON null', { body: 'null' }, 400, 'INVALID_FIELD', /^body: must be an object$/],
@@ -48,7 +54,11 @@ describe('Malformed requests', () => {
   });
 
   it('answers an unknown route or method with a 404 envelope', async () => {
-    for (const [method, path] of [['GET', '/nope'], ['PUT', '/persons'], ['GET', '/persons/a/b']] as const) {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['PUT', '/persons'],
+      ['GET', '/persons/a/b'],
+    ] as const) {
       const response = await t.call(method, path, { as: org });
       assert.equal(response.status, 404, `${method} ${path}`);
       assert.deepEqual(errorCodes(response.body), ['ROUTE_NOT_FOUND']);

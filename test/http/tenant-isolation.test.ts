@@ -1,5 +1,5 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
@@ -22,7 +22,7 @@ for (const backend of backends()) {
     });
     after(() => t.close());
 
-    it("answers 404 for every path id of another organisation and leaves it intact", async () => {
+    it('answers 404 for every path id of another organisation and leaves it intact', async () => {
       for (const [method, path] of [
         ['GET', `/persons/${personOfB}`],
         ['DELETE', `/persons/${personOfB}`],
@@ -43,7 +43,10 @@ for (const backend of backends()) {
     it("lists only the caller's own rows", async () => {
       await t.call('POST', '/persons', { as: a, body: { handles: [{ type: 'email_address', value: 'a@example.com' }] } });
       const persons = (await t.call('GET', '/persons', { as: a })).body;
-      assert.deepEqual(persons.result.map((p: { handles: { value: string }[] }) => p.handles[0]!.value), ['a@example.com']);
+      assert.deepEqual(
+        persons.result.map((p: { handles: { value: string }[] }) => p.handles[0]!.value),
+        ['a@example.com'],
+      );
       assert.equal(persons.meta.cursor_pagination.total_count, 1);
       assert.deepEqual((await t.call('GET', '/oauth2/clients', { as: a })).body.result, []);
     });

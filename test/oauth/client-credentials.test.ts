@@ -1,12 +1,12 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { backends } from '../helpers/backends.ts';
-import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registerClient, token, oauthPost, type ClientCredentials } from '../helpers/oauth.ts';
+import { after, before, describe, it } from 'node:test';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { backends } from '../helpers/backends.ts';
+import { type ClientCredentials, oauthPost, registerClient, token } from '../helpers/oauth.ts';
+import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
 
 for (const backend of backends()) {
   describe(`client_credentials on ${backend.name}`, () => {
@@ -25,13 +25,21 @@ for (const backend of backends()) {
       const response = await token(t, { grant_type: 'client_credentials' }, client);
       assert.equal(response.status, 200);
       assert.match(response.body.access_token, /^tat_[A-Za-z0-9_-]{43}$/);
-      assert.deepEqual({ ...response.body, access_token: undefined }, { access_token: undefined, token_type: 'Bearer', expires_in: 600, scope: 'orders:read orders:write' });
+      assert.deepEqual(
+        { ...response.body, access_token: undefined },
+        { access_token: undefined, token_type: 'Bearer', expires_in: 600, scope: 'orders:read orders:write' },
+      );
       assert.equal(response.headers.get('cache-control'), 'no-store');
       assert.equal(response.body.refresh_token, undefined);
     });
 
     it('accepts client_secret_post as well as client_secret_basic', async () => {
-      const response = await oauthPost(t, '/oauth2/tokens', { grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret, scope: 'orders:read' });
+      const response = await oauthPost(t, '/oauth2/tokens', {
+        grant_type: 'client_credentials',
+        client_id: client.id,
+        client_secret: client.secret,
+        scope: 'orders:read',
+      });
       assert.equal(response.status, 200);
       assert.equal(response.body.scope, 'orders:read');
     });
@@ -48,7 +56,9 @@ for (const backend of backends()) {
       const response = await token(t, { grant_type: 'client_credentials', scope: 'orders:write' }, jwtClient);
       assert.equal(response.status, 200);
       const { payload, protectedHeader } = await jwtVerify(response.body.access_token, createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`)), {
-        issuer: t.service.issuer, typ: 'at+jwt', algorithms: ['ES256'],
+        issuer: t.service.issuer,
+        typ: 'at+jwt',
+        algorithms: ['ES256'],
       });
       assert.equal(protectedHeader.typ, 'at+jwt');
       assert.deepEqual([payload.sub, payload.client_id, payload.scope, payload.oid], [jwtClient.id, jwtClient.id, 'orders:write', org.orgId]);
@@ -63,8 +73,14 @@ for (const backend of backends()) {
       assert.ok(results.includes('refused:invalid_scope'));
       await token(t, { grant_type: 'client_credentials' }, { id: client.id, secret: 'tcs_wrong' });
       const ccOnly = await registerClient(t, org, { grant_types: ['client_credentials'] });
-      await token(t, { grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'x', subject_token_type: 'urn:ietf:params:oauth:token-type:jwt' }, ccOnly);
-      const all = (await t.call('GET', '/audit/events?limit=100', { as: org })).body.result.map((e: { type: string; data: { error?: string } }) => `${e.type}:${e.data.error ?? 'ok'}`);
+      await token(
+        t,
+        { grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'x', subject_token_type: 'urn:ietf:params:oauth:token-type:jwt' },
+        ccOnly,
+      );
+      const all = (await t.call('GET', '/audit/events?limit=100', { as: org })).body.result.map(
+        (e: { type: string; data: { error?: string } }) => `${e.type}:${e.data.error ?? 'ok'}`,
+      );
       assert.ok(all.includes('token.client_credentials:invalid_client'), 'a wrong secret of a registered client is audited');
       assert.ok(all.includes('token.exchange:unauthorized_client'), 'a grant the client may not use is audited');
       assert.ok(events.some((e: { data: { client_id: string } }) => e.data.client_id === client.id));

@@ -1,11 +1,20 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import {
-  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, claims, clientToken, createPerson, mintPersonToken, registerClient, token,
-  type ClientCredentials, type OAuthResponse,
+  ACCESS_TOKEN_TYPE,
+  type ClientCredentials,
+  claims,
+  clientToken,
+  createPerson,
+  EXCHANGE,
+  JWT_TYPE,
+  mintPersonToken,
+  type OAuthResponse,
+  registerClient,
+  token,
 } from '../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 /** How a client_credentials token of each access_token_format is presented as a subject. */
 const FORMS = [
@@ -57,7 +66,12 @@ for (const backend of backends()) {
         });
 
         it('is bound to that client: without client authentication, 401 invalid_client', async () => {
-          refused(await exchange(undefined, { actor_token: otherToken, actor_token_type: ACCESS_TOKEN_TYPE }), 401, 'invalid_client', /^subject_token is bound to a client/);
+          refused(
+            await exchange(undefined, { actor_token: otherToken, actor_token_type: ACCESS_TOKEN_TYPE }),
+            401,
+            'invalid_client',
+            /^subject_token is bound to a client/,
+          );
         });
 
         it('is bound to that client: presented by another client, 400 invalid_request', async () => {
@@ -86,13 +100,25 @@ for (const backend of backends()) {
       assert.equal((await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org })).status, 204);
       const byOther = await token(t, { grant_type: EXCHANGE, subject_token: value, subject_token_type: JWT_TYPE }, other);
       refused(byOther, 400, 'invalid_request', /^subject_token: the client it was issued to no longer exists/);
-      const clientless = await token(t, { grant_type: EXCHANGE, subject_token: value, subject_token_type: JWT_TYPE, actor_token: otherToken, actor_token_type: ACCESS_TOKEN_TYPE });
+      const clientless = await token(t, {
+        grant_type: EXCHANGE,
+        subject_token: value,
+        subject_token_type: JWT_TYPE,
+        actor_token: otherToken,
+        actor_token_type: ACCESS_TOKEN_TYPE,
+      });
       refused(clientless, 400, 'invalid_request', /^subject_token: the client it was issued to no longer exists/);
     });
 
     it('leaves person JWT subjects unbound: exchanged clientless, or by any client of the organisation', async () => {
       const personToken = await mintPersonToken(t, org, await createPerson(t, org));
-      const clientless = await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, actor_token: otherToken, actor_token_type: ACCESS_TOKEN_TYPE });
+      const clientless = await token(t, {
+        grant_type: EXCHANGE,
+        subject_token: personToken,
+        subject_token_type: JWT_TYPE,
+        actor_token: otherToken,
+        actor_token_type: ACCESS_TOKEN_TYPE,
+      });
       assert.equal(clientless.status, 200, JSON.stringify(clientless.body));
       const byOther = await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE }, other);
       assert.equal(byOther.status, 200, JSON.stringify(byOther.body));

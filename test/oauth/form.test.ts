@@ -1,10 +1,10 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
-import { EXCHANGE, JWT_TYPE, createPerson, mintPersonToken, registerClient, token, type ClientCredentials } from '../helpers/oauth.ts';
-import { OAuthParams } from '../../src/oauth/form.ts';
+import { after, before, describe, it } from 'node:test';
 import { OAuthError } from '../../src/oauth/errors.ts';
+import { OAuthParams } from '../../src/oauth/form.ts';
+import { backends } from '../helpers/backends.ts';
+import { type ClientCredentials, createPerson, EXCHANGE, JWT_TYPE, mintPersonToken, registerClient, token } from '../helpers/oauth.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 
 function refusal(body: string): { error: string; description: string } {
   try {
@@ -63,7 +63,10 @@ for (const backend of backends()) {
 
     it('refuses scope given twice, once empty, on client_credentials', async () => {
       const response = await token(t, { grant_type: 'client_credentials', scope: ['orders:read', ''] }, gateway);
-      assert.deepEqual([response.status, response.body.error, response.body.error_description], [400, 'invalid_request', 'parameter scope must not be repeated']);
+      assert.deepEqual(
+        [response.status, response.body.error, response.body.error_description],
+        [400, 'invalid_request', 'parameter scope must not be repeated'],
+      );
     });
 
     it('treats scope sent once and empty as omitted: every scope the client holds', async () => {

@@ -1,12 +1,24 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import type { CryptoKey } from 'jose';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import {
-  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, clientToken, createPerson, forgeServiceJwt, introspect, mintPersonToken, oauthPost, registerClient,
-  serviceSigningKey, token, type ClientCredentials, type OAuthResponse,
+  ACCESS_TOKEN_TYPE,
+  type ClientCredentials,
+  clientToken,
+  createPerson,
+  EXCHANGE,
+  forgeServiceJwt,
+  introspect,
+  JWT_TYPE,
+  mintPersonToken,
+  type OAuthResponse,
+  oauthPost,
+  registerClient,
+  serviceSigningKey,
+  token,
 } from '../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 for (const backend of backends()) {
   describe(`Who may introspect what (RFC 7662 §2.1) on ${backend.name}`, () => {
@@ -55,9 +67,19 @@ for (const backend of backends()) {
       tokens.issuedToAlphaOpaque = await exchange(personSubject, alpha);
       tokens.issuedToAlphaJwt = await exchange({ ...personSubject, requested_token_type: JWT_TYPE }, alpha);
       // Clientless, with alpha's own token as the actor: no client_id, act.sub = alpha.
-      tokens.throughAlpha = await exchange({ ...personSubject, actor_token: tokens.alphaOwnOpaque, actor_token_type: ACCESS_TOKEN_TYPE, requested_token_type: JWT_TYPE });
+      tokens.throughAlpha = await exchange({
+        ...personSubject,
+        actor_token: tokens.alphaOwnOpaque,
+        actor_token_type: ACCESS_TOKEN_TYPE,
+        requested_token_type: JWT_TYPE,
+      });
       // Exchanged on by beta acting: act = { sub: beta, act: { sub: alpha } }, no client_id.
-      tokens.throughBetaAfterAlpha = await exchange({ subject_token: tokens.throughAlpha, subject_token_type: JWT_TYPE, actor_token: tokens.betaOwnJwt, actor_token_type: JWT_TYPE });
+      tokens.throughBetaAfterAlpha = await exchange({
+        subject_token: tokens.throughAlpha,
+        subject_token_type: JWT_TYPE,
+        actor_token: tokens.betaOwnJwt,
+        actor_token_type: JWT_TYPE,
+      });
       // Only its sub names alpha: no client_id, no act.
       tokens.subjectAlphaOnly = await forgeServiceJwt(t, key, { orgId: org.orgId, subject: alpha.id });
     });
@@ -123,8 +145,14 @@ for (const backend of backends()) {
       });
 
       it('refuses a wrong key, an unknown organisation and a key without Service-OrgID: 401 invalid_client', async () => {
-        unauthenticated(await introspect(t, personToken, { 'service-orgid': org.orgId, 'service-api-key': 'tsk_wrong' }), /Service-API-Key: is not a valid key/);
-        unauthenticated(await introspect(t, personToken, { 'service-orgid': foreign.orgId, 'service-api-key': org.apiKey }), /Service-API-Key: is not a valid key/);
+        unauthenticated(
+          await introspect(t, personToken, { 'service-orgid': org.orgId, 'service-api-key': 'tsk_wrong' }),
+          /Service-API-Key: is not a valid key/,
+        );
+        unauthenticated(
+          await introspect(t, personToken, { 'service-orgid': foreign.orgId, 'service-api-key': org.apiKey }),
+          /Service-API-Key: is not a valid key/,
+        );
         unauthenticated(await introspect(t, personToken, { 'service-orgid': 'org_unknown', 'service-api-key': org.apiKey }), /Service-OrgID: no organisation/);
         unauthenticated(await introspect(t, personToken, { 'service-api-key': org.apiKey }), /Service-OrgID: is required/);
       });
@@ -143,7 +171,10 @@ for (const backend of backends()) {
     });
 
     it('refuses a request with neither: 401 invalid_client', async () => {
-      unauthenticated(await oauthPost(t, '/oauth2/tokens/introspect', { token: personToken }), /requires client authentication or an organisation admin API key/);
+      unauthenticated(
+        await oauthPost(t, '/oauth2/tokens/introspect', { token: personToken }),
+        /requires client authentication or an organisation admin API key/,
+      );
     });
   });
 }

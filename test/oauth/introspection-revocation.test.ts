@@ -1,11 +1,19 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import {
-  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, clientToken, createPerson, mintPersonToken, oauthPost, registerClient, token,
+  ACCESS_TOKEN_TYPE,
   type ClientCredentials,
+  clientToken,
+  createPerson,
+  EXCHANGE,
+  JWT_TYPE,
+  mintPersonToken,
+  oauthPost,
+  registerClient,
+  token,
 } from '../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 for (const backend of backends()) {
   describe(`Introspection and revocation on ${backend.name}`, () => {
@@ -35,7 +43,8 @@ for (const backend of backends()) {
       assert.ok(exp > iat);
       assert.deepEqual(Object.keys(rest).sort(), ['act', 'active', 'client_id', 'iss', 'oid', 'scope', 'sub', 'token_type']);
       assert.equal(rest.active, true);
-      const jwt = (await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, gateway)).body.access_token;
+      const jwt = (await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, gateway))
+        .body.access_token;
       const jwtInfo = (await introspect(jwt)).body;
       assert.deepEqual([jwtInfo.active, jwtInfo.act, jwtInfo.aud], [true, { sub: gateway.id }, [t.service.issuer]]);
     });
@@ -68,7 +77,7 @@ for (const backend of backends()) {
       assert.equal(again.body.error, 'invalid_request');
     });
 
-    it('stops a deleted client\'s and a deleted person\'s tokens', async () => {
+    it("stops a deleted client's and a deleted person's tokens", async () => {
       // Introspected with the admin key, which sees every token of the organisation: the
       // answers change because of the deletions, not because of who asks.
       const active = async (value: string) => (await oauthPost(t, '/oauth2/tokens/introspect', { token: value }, undefined, org.headers)).body.active;
@@ -88,9 +97,10 @@ for (const backend of backends()) {
       for (const value of [ccToken, personJwt, delegated]) assert.equal(await active(value), false);
     });
 
-    it('answers 200 for unknown tokens, refuses JWTs and another client\'s tokens', async () => {
+    it("answers 200 for unknown tokens, refuses JWTs and another client's tokens", async () => {
       assert.equal((await revoke('tat_never_issued')).status, 200);
-      const jwt = (await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, gateway)).body.access_token;
+      const jwt = (await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, gateway))
+        .body.access_token;
       const refused = await revoke(jwt);
       assert.deepEqual([refused.status, refused.body.error], [400, 'unsupported_token_type']);
       const other = await registerClient(t, org, { client_name: 'other' });

@@ -1,12 +1,21 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import type { CryptoKey } from 'jose';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import {
-  EXCHANGE, JWT_TYPE, claims, createPerson, forgeServiceJwt, introspect, registerClient, serviceSigningKey, token,
-  type ClientCredentials, type OAuthResponse,
+  type ClientCredentials,
+  claims,
+  createPerson,
+  EXCHANGE,
+  forgeServiceJwt,
+  introspect,
+  JWT_TYPE,
+  type OAuthResponse,
+  registerClient,
+  serviceSigningKey,
+  token,
 } from '../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 /** An act chain of `depth` actors, newest first. */
 function chain(depth: number): Record<string, unknown> {
@@ -29,7 +38,11 @@ for (const backend of backends()) {
     const exchangeSubject = async (subject: string, extra: Record<string, string> = {}) =>
       token(t, { grant_type: EXCHANGE, subject_token: subject, subject_token_type: JWT_TYPE, ...extra }, gateway);
     const exchangeActor = async (actor: string) =>
-      token(t, { grant_type: EXCHANGE, subject_token: await subjectJwt(), subject_token_type: JWT_TYPE, actor_token: actor, actor_token_type: JWT_TYPE }, gateway);
+      token(
+        t,
+        { grant_type: EXCHANGE, subject_token: await subjectJwt(), subject_token_type: JWT_TYPE, actor_token: actor, actor_token_type: JWT_TYPE },
+        gateway,
+      );
     const refusedWith = (response: OAuthResponse, mention: RegExp) => {
       assert.equal(response.status, 400, JSON.stringify(response.body));
       assert.equal(response.body.error, 'invalid_request');
@@ -65,7 +78,10 @@ for (const backend of backends()) {
         assert.equal((await exchangeSubject(await subjectJwt({ aud: ['https://elsewhere.example', t.service.issuer] }))).status, 200);
       });
       it('refuses an actor_token whose aud is another service', async () => {
-        refusedWith(await exchangeActor(await forgeServiceJwt(t, key, { orgId: org.orgId, subject: assistant }, { aud: 'https://elsewhere.example' })), /^actor_token .*"aud"/);
+        refusedWith(
+          await exchangeActor(await forgeServiceJwt(t, key, { orgId: org.orgId, subject: assistant }, { aud: 'https://elsewhere.example' })),
+          /^actor_token .*"aud"/,
+        );
       });
     });
 
@@ -111,7 +127,9 @@ for (const backend of backends()) {
       }
 
       it('regression: a malformed act of a JWT subject was copied into the delegated token', async () => {
-        const response = await exchangeSubject(await subjectJwt({ act: { sub: 'cli_a', act: { sub: 'cli_b', scope: 'admin' } } }), { requested_token_type: JWT_TYPE });
+        const response = await exchangeSubject(await subjectJwt({ act: { sub: 'cli_a', act: { sub: 'cli_b', scope: 'admin' } } }), {
+          requested_token_type: JWT_TYPE,
+        });
         refusedWith(response, /"act"/);
       });
 
@@ -157,7 +175,12 @@ for (const backend of backends()) {
     });
 
     it('reports such tokens inactive on introspection', async () => {
-      for (const bad of [await subjectJwt({ aud: undefined }), await subjectJwt({ iat: now() + 600, exp: now() + 1_200 }), await subjectJwt({ act: 'x' }), await subjectJwt({ nbf: now() + 600 })]) {
+      for (const bad of [
+        await subjectJwt({ aud: undefined }),
+        await subjectJwt({ iat: now() + 600, exp: now() + 1_200 }),
+        await subjectJwt({ act: 'x' }),
+        await subjectJwt({ nbf: now() + 600 }),
+      ]) {
         assert.deepEqual((await introspect(t, bad, org)).body, { active: false });
       }
       assert.equal((await introspect(t, await subjectJwt(), org)).body.active, true, 'the baseline introspects active');
@@ -166,8 +189,14 @@ for (const backend of backends()) {
     it('applies the same checks to a JWT delegated from a person', async () => {
       const delegated = await subjectJwt({ client_id: gateway.id, act: { sub: gateway.id } });
       assert.equal((await exchangeSubject(delegated)).status, 200);
-      refusedWith(await exchangeSubject(await subjectJwt({ client_id: gateway.id, act: { sub: gateway.id }, aud: 'https://elsewhere.example' })), /^subject_token .*"aud"/);
-      refusedWith(await exchangeSubject(await subjectJwt({ client_id: gateway.id, act: { sub: gateway.id, act: [] } })), /^subject_token has a malformed claim: "act"/);
+      refusedWith(
+        await exchangeSubject(await subjectJwt({ client_id: gateway.id, act: { sub: gateway.id }, aud: 'https://elsewhere.example' })),
+        /^subject_token .*"aud"/,
+      );
+      refusedWith(
+        await exchangeSubject(await subjectJwt({ client_id: gateway.id, act: { sub: gateway.id, act: [] } })),
+        /^subject_token has a malformed claim: "act"/,
+      );
     });
   });
 }

@@ -1,16 +1,27 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
-import {
-  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, clientToken, closedPortUrl, createPerson, forgeServiceJwt, mintPersonToken, oauthPost, registerClient,
-  serviceSigningKey, token,
-  type ClientCredentials, type OAuthResponse,
-} from '../helpers/oauth.ts';
+import { after, before, describe, it } from 'node:test';
+import { type CryptoKey, generateKeyPair, SignJWT } from 'jose';
 import { hashSecret } from '../../src/crypto/ids.ts';
+import { backends } from '../helpers/backends.ts';
+import { type JwksServer, startJwksServer } from '../helpers/jwks-server.ts';
+import {
+  ACCESS_TOKEN_TYPE,
+  type ClientCredentials,
+  clientToken,
+  closedPortUrl,
+  createPerson,
+  EXCHANGE,
+  forgeServiceJwt,
+  JWT_TYPE,
+  mintPersonToken,
+  type OAuthResponse,
+  oauthPost,
+  registerClient,
+  serviceSigningKey,
+  token,
+} from '../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -30,7 +41,12 @@ for (const backend of backends()) {
     const forge = (claims: Record<string, unknown>, header: Record<string, unknown> = {}) =>
       forgeServiceJwt(t, ownKey, { orgId: org.orgId, subject: s.person! }, claims, header);
     const svidClaims = () => ({ sub: 'spiffe://example.org/gateway', aud: [`${t.service.issuer}/oauth2/tokens`] });
-    const exchange = (extra: Record<string, string | string[]>) => ({ grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, ...extra });
+    const exchange = (extra: Record<string, string | string[]>) => ({
+      grant_type: EXCHANGE,
+      subject_token: personToken,
+      subject_token_type: JWT_TYPE,
+      ...extra,
+    });
     const withSvid = async (svid: string) => exchange({ actor_token: svid, actor_token_type: JWT_TYPE });
 
     before(async () => {
@@ -76,62 +92,212 @@ for (const backend of backends()) {
     /** `null` sends no client credentials at all. */
     const post = (params: Record<string, string | string[]>, client: ClientCredentials | null = gateway) => token(t, params, client ?? undefined);
     const cases: Case[] = [
-      ['subject alg none', async () => post(exchange({ subject_token: `${b64({ alg: 'none', typ: 'at+jwt' })}.${b64({ iss: t.service.issuer, sub: s.person, oid: org.orgId, exp: 9e9, iat: 1 })}.` })), 400, 'invalid_request'],
-      ['subject HS256 signed with the JWKS public key', async () => {
-        const publicJwk = (await t.call('GET', '/.well-known/jwks.json')).body.keys[0];
-        const hs = await new SignJWT({ iss: t.service.issuer, sub: s.person, oid: org.orgId }).setProtectedHeader({ alg: 'HS256', kid: publicJwk.kid, typ: 'at+jwt' })
-          .setIssuedAt().setExpirationTime('10m').sign(new TextEncoder().encode(JSON.stringify(publicJwk)));
-        return post(exchange({ subject_token: hs }));
-      }, 400, 'invalid_request'],
-      ['subject with a tampered payload', async () => {
-        const [header, , signature] = personToken.split('.');
-        return post(exchange({ subject_token: `${header}.${b64({ iss: t.service.issuer, sub: 'per_someone_else', oid: org.orgId, iat: 1, exp: 9e9 })}.${signature}` }));
-      }, 400, 'invalid_request'],
-      ['subject signed with an unknown kid', async () => {
-        const { privateKey } = await generateKeyPair('ES256');
-        return post(exchange({ subject_token: await new SignJWT({ iss: t.service.issuer, sub: s.person, oid: org.orgId }).setProtectedHeader({ alg: 'ES256', kid: 'not-ours', typ: 'at+jwt' }).setIssuedAt().setExpirationTime('10m').sign(privateKey) }));
-      }, 400, 'invalid_request'],
+      [
+        'subject alg none',
+        async () =>
+          post(
+            exchange({
+              subject_token: `${b64({ alg: 'none', typ: 'at+jwt' })}.${b64({ iss: t.service.issuer, sub: s.person, oid: org.orgId, exp: 9e9, iat: 1 })}.`,
+            }),
+          ),
+        400,
+        'invalid_request',
+      ],
+      [
+        'subject HS256 signed with the JWKS public key',
+        async () => {
+          const publicJwk = (await t.call('GET', '/.well-known/jwks.json')).body.keys[0];
+          const hs = await new SignJWT({ iss: t.service.issuer, sub: s.person, oid: org.orgId })
+            .setProtectedHeader({ alg: 'HS256', kid: publicJwk.kid, typ: 'at+jwt' })
+            .setIssuedAt()
+            .setExpirationTime('10m')
+            .sign(new TextEncoder().encode(JSON.stringify(publicJwk)));
+          return post(exchange({ subject_token: hs }));
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'subject with a tampered payload',
+        async () => {
+          const [header, , signature] = personToken.split('.');
+          return post(
+            exchange({ subject_token: `${header}.${b64({ iss: t.service.issuer, sub: 'per_someone_else', oid: org.orgId, iat: 1, exp: 9e9 })}.${signature}` }),
+          );
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'subject signed with an unknown kid',
+        async () => {
+          const { privateKey } = await generateKeyPair('ES256');
+          return post(
+            exchange({
+              subject_token: await new SignJWT({ iss: t.service.issuer, sub: s.person, oid: org.orgId })
+                .setProtectedHeader({ alg: 'ES256', kid: 'not-ours', typ: 'at+jwt' })
+                .setIssuedAt()
+                .setExpirationTime('10m')
+                .sign(privateKey),
+            }),
+          );
+        },
+        400,
+        'invalid_request',
+      ],
       ['expired subject', async () => post(exchange({ subject_token: await forge({ iat: 1_000, exp: 2_000 }) })), 400, 'invalid_request'],
-      ['subject with nbf in the future', async () => post(exchange({ subject_token: await forge({ nbf: Math.floor(Date.now() / 1000) + 3600 }) })), 400, 'invalid_request'],
+      [
+        'subject with nbf in the future',
+        async () => post(exchange({ subject_token: await forge({ nbf: Math.floor(Date.now() / 1000) + 3600 }) })),
+        400,
+        'invalid_request',
+      ],
       ['subject with a wrong iss', async () => post(exchange({ subject_token: await forge({ iss: 'https://evil.example' }) })), 400, 'invalid_request'],
       ['subject with a wrong typ', async () => post(exchange({ subject_token: await forge({}, { typ: 'JWT' }) })), 400, 'invalid_request'],
       ['subject without aud', async () => post(exchange({ subject_token: await forge({ aud: undefined }) })), 400, 'invalid_request'],
-      ['subject with an aud of another service', async () => post(exchange({ subject_token: await forge({ aud: 'https://elsewhere.example' }) })), 400, 'invalid_request'],
-      ['subject issued more than 60 seconds in the future', async () => post(exchange({ subject_token: await forge({ iat: Math.floor(Date.now() / 1000) + 3600, exp: Math.floor(Date.now() / 1000) + 4200 }) })), 400, 'invalid_request'],
-      ['subject whose act is not an object with a string sub', async () => post(exchange({ subject_token: await forge({ act: { sub: ['cli_a'] } }) })), 400, 'invalid_request'],
-      ['subject whose act nests more than 10 actors', async () => {
-        let act: Record<string, unknown> = { sub: 'cli_first' };
-        for (let level = 2; level <= 11; level++) act = { sub: `cli_${level}`, act };
-        return post(exchange({ subject_token: await forge({ act }) }));
-      }, 400, 'invalid_request'],
-      ['subject whose may_act is not an object with a string sub', async () => post(exchange({ subject_token: await forge({ may_act: 'cli_anyone' }) })), 400, 'invalid_request'],
+      [
+        'subject with an aud of another service',
+        async () => post(exchange({ subject_token: await forge({ aud: 'https://elsewhere.example' }) })),
+        400,
+        'invalid_request',
+      ],
+      [
+        'subject issued more than 60 seconds in the future',
+        async () => post(exchange({ subject_token: await forge({ iat: Math.floor(Date.now() / 1000) + 3600, exp: Math.floor(Date.now() / 1000) + 4200 }) })),
+        400,
+        'invalid_request',
+      ],
+      [
+        'subject whose act is not an object with a string sub',
+        async () => post(exchange({ subject_token: await forge({ act: { sub: ['cli_a'] } }) })),
+        400,
+        'invalid_request',
+      ],
+      [
+        'subject whose act nests more than 10 actors',
+        async () => {
+          let act: Record<string, unknown> = { sub: 'cli_first' };
+          for (let level = 2; level <= 11; level++) act = { sub: `cli_${level}`, act };
+          return post(exchange({ subject_token: await forge({ act }) }));
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'subject whose may_act is not an object with a string sub',
+        async () => post(exchange({ subject_token: await forge({ may_act: 'cli_anyone' }) })),
+        400,
+        'invalid_request',
+      ],
       ['subject of another organisation', async () => post(exchange({ subject_token: s.foreignPersonToken! })), 400, 'invalid_request'],
-      ['revoked opaque subject', async () => {
-        const value = (await token(t, exchange({}), gateway)).body.access_token;
-        await oauthPost(t, '/oauth2/tokens/revoke', { token: value }, gateway);
-        return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE });
-      }, 400, 'invalid_request'],
-      ['expired opaque subject', async () => {
-        const value = 'tat_expired-token-for-the-negative-corpus-0000000000';
-        await t.service.store.insertToken({ hash: hashSecret(value), orgId: org.orgId, clientId: gateway.id, subject: s.person!, scope: '', audience: [], resource: [], act: null, mayAct: null, parentHash: null, issuedAt: 1, expiresAt: 2, revokedAt: null });
-        return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE });
-      }, 400, 'invalid_request'],
-      ['opaque subject presented by another client', async () => post({ grant_type: EXCHANGE, subject_token: s.opaqueSubject!, subject_token_type: ACCESS_TOKEN_TYPE }, clients.other), 400, 'invalid_request'],
-      ['opaque subject presented without its client', async () => post({ grant_type: EXCHANGE, subject_token: s.opaqueSubject!, subject_token_type: ACCESS_TOKEN_TYPE, actor_token: s.actor!, actor_token_type: ACCESS_TOKEN_TYPE }, null), 401, 'invalid_client'],
-      ['SVID from an unlisted trust domain', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://unlisted.example/gw' }))), 400, 'invalid_request'],
-      ['SVID with a SPIFFE ID not allowed', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://example.org/intruder' }))), 400, 'invalid_request'],
-      ['SVID with a wrong aud', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), aud: ['https://elsewhere.example'] }))), 400, 'invalid_request'],
+      [
+        'revoked opaque subject',
+        async () => {
+          const value = (await token(t, exchange({}), gateway)).body.access_token;
+          await oauthPost(t, '/oauth2/tokens/revoke', { token: value }, gateway);
+          return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE });
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'expired opaque subject',
+        async () => {
+          const value = 'tat_expired-token-for-the-negative-corpus-0000000000';
+          await t.service.store.insertToken({
+            hash: hashSecret(value),
+            orgId: org.orgId,
+            clientId: gateway.id,
+            subject: s.person!,
+            scope: '',
+            audience: [],
+            resource: [],
+            act: null,
+            mayAct: null,
+            parentHash: null,
+            issuedAt: 1,
+            expiresAt: 2,
+            revokedAt: null,
+          });
+          return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE });
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'opaque subject presented by another client',
+        async () => post({ grant_type: EXCHANGE, subject_token: s.opaqueSubject!, subject_token_type: ACCESS_TOKEN_TYPE }, clients.other),
+        400,
+        'invalid_request',
+      ],
+      [
+        'opaque subject presented without its client',
+        async () =>
+          post(
+            {
+              grant_type: EXCHANGE,
+              subject_token: s.opaqueSubject!,
+              subject_token_type: ACCESS_TOKEN_TYPE,
+              actor_token: s.actor!,
+              actor_token_type: ACCESS_TOKEN_TYPE,
+            },
+            null,
+          ),
+        401,
+        'invalid_client',
+      ],
+      [
+        'SVID from an unlisted trust domain',
+        async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://unlisted.example/gw' }))),
+        400,
+        'invalid_request',
+      ],
+      [
+        'SVID with a SPIFFE ID not allowed',
+        async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://example.org/intruder' }))),
+        400,
+        'invalid_request',
+      ],
+      [
+        'SVID with a wrong aud',
+        async () => post(await withSvid(await jwks.svid({ ...svidClaims(), aud: ['https://elsewhere.example'] }))),
+        400,
+        'invalid_request',
+      ],
       ['SVID without aud', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), aud: undefined }))), 400, 'invalid_request'],
       ['SVID without exp', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), exp: undefined }))), 400, 'invalid_request'],
       ['SVID with a non-SPIFFE sub', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'gateway' }))), 400, 'invalid_request'],
-      ['SVID signed HS256', async () => {
-        const hs = await new SignJWT(svidClaims()).setProtectedHeader({ alg: 'HS256', kid: 'svid-key-1' }).setIssuedAt().setExpirationTime('5m')
-          .sign(new TextEncoder().encode(JSON.stringify(jwks.publicJwk)));
-        return post(await withSvid(hs));
-      }, 400, 'invalid_request'],
-      ['SVID whose JWKS endpoint is down', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://down.example/gw' }))), 503, 'temporarily_unavailable'],
-      ['SVID whose JWKS endpoint returns garbage', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://garbage.example/gw' }))), 503, 'temporarily_unavailable'],
-      ['may_act naming another actor', async () => post(exchange({ subject_token: await mintPersonToken(t, org, s.person!, { may_act: { sub: 'cli_somebody_else' } }) })), 400, 'invalid_request'],
+      [
+        'SVID signed HS256',
+        async () => {
+          const hs = await new SignJWT(svidClaims())
+            .setProtectedHeader({ alg: 'HS256', kid: 'svid-key-1' })
+            .setIssuedAt()
+            .setExpirationTime('5m')
+            .sign(new TextEncoder().encode(JSON.stringify(jwks.publicJwk)));
+          return post(await withSvid(hs));
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'SVID whose JWKS endpoint is down',
+        async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://down.example/gw' }))),
+        503,
+        'temporarily_unavailable',
+      ],
+      [
+        'SVID whose JWKS endpoint returns garbage',
+        async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://garbage.example/gw' }))),
+        503,
+        'temporarily_unavailable',
+      ],
+      [
+        'may_act naming another actor',
+        async () => post(exchange({ subject_token: await mintPersonToken(t, org, s.person!, { may_act: { sub: 'cli_somebody_else' } }) })),
+        400,
+        'invalid_request',
+      ],
       ['scope widening', async () => post(exchange({ scope: 'orders:read orders:write' })), 400, 'invalid_scope'],
       ['relative resource', async () => post(exchange({ resource: '/orders' })), 400, 'invalid_target'],
       ['resource with a fragment', async () => post(exchange({ resource: 'https://orders.example/api#v2' })), 400, 'invalid_target'],
@@ -152,62 +318,122 @@ for (const backend of backends()) {
       ['a missing subject_token', async () => post({ grant_type: EXCHANGE, subject_token_type: JWT_TYPE }), 400, 'invalid_request'],
       ['a missing subject_token_type', async () => post({ grant_type: EXCHANGE, subject_token: personToken }), 400, 'invalid_request'],
       ['actor_token without actor_token_type', async () => post(exchange({ actor_token: s.actor! })), 400, 'invalid_request'],
-      ['an unsupported requested_token_type', async () => post(exchange({ requested_token_type: 'urn:ietf:params:oauth:token-type:id_token' })), 400, 'invalid_request'],
+      [
+        'an unsupported requested_token_type',
+        async () => post(exchange({ requested_token_type: 'urn:ietf:params:oauth:token-type:id_token' })),
+        400,
+        'invalid_request',
+      ],
       ["another client's JWT as the subject", async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!) })), 400, 'invalid_request'],
-      ["a client's JWT as the subject without client authentication", async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!), actor_token: s.actor!, actor_token_type: ACCESS_TOKEN_TYPE }), null), 401, 'invalid_client'],
-      ["a deleted client's JWT as the subject", async () => {
-        const doomed = await registerClient(t, org, { client_name: 'doomed-jwt', access_token_format: 'jwt' });
-        const value = await clientToken(t, doomed);
-        await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org });
-        return post(exchange({ subject_token: value }));
-      }, 400, 'invalid_request'],
+      [
+        "a client's JWT as the subject without client authentication",
+        async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!), actor_token: s.actor!, actor_token_type: ACCESS_TOKEN_TYPE }), null),
+        401,
+        'invalid_client',
+      ],
+      [
+        "a deleted client's JWT as the subject",
+        async () => {
+          const doomed = await registerClient(t, org, { client_name: 'doomed-jwt', access_token_format: 'jwt' });
+          const value = await clientToken(t, doomed);
+          await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org });
+          return post(exchange({ subject_token: value }));
+        },
+        400,
+        'invalid_request',
+      ],
       ['neither actor token nor client', async () => post(exchange({}), null), 400, 'invalid_request'],
-      ['an actor of another organisation', async () => post(exchange({ actor_token: s.foreignActor!, actor_token_type: ACCESS_TOKEN_TYPE })), 400, 'invalid_request'],
+      [
+        'an actor of another organisation',
+        async () => post(exchange({ actor_token: s.foreignActor!, actor_token_type: ACCESS_TOKEN_TYPE })),
+        400,
+        'invalid_request',
+      ],
       ['a subject token that is neither JWT nor ours', async () => post(exchange({ subject_token: 'hello' })), 400, 'invalid_request'],
       ['two client authentication methods', async () => post({ ...exchange({}), client_secret: gateway.secret }), 400, 'invalid_request'],
       ['a JSON body', async () => oauthPost(t, '/oauth2/tokens', {}, gateway, { 'content-type': 'application/json' }), 400, 'invalid_request'],
       ['client_credentials without a client', async () => post({ grant_type: 'client_credentials' }, null), 401, 'invalid_client'],
       ['a missing grant_type', async () => post({ scope: 'orders:read' }), 400, 'invalid_request'],
       // Regressions from the security review of the token service:
-      ['an actor token that is itself delegated (actor laundering)', async () => {
-        const delegated = (await token(t, exchange({ requested_token_type: JWT_TYPE }), gateway)).body.access_token;
-        return post(exchange({ actor_token: delegated, actor_token_type: JWT_TYPE }), null);
-      }, 400, 'invalid_request'],
-      ['an actor token of a client without the exchange grant', async () => post(exchange({ actor_token: await clientToken(t, clients.ccOnly!), actor_token_type: ACCESS_TOKEN_TYPE }), null), 400, 'invalid_request'],
-      ['an actor token of a deleted client', async () => {
-        const doomed = await registerClient(t, org, { client_name: 'doomed' });
-        const actorToken = await clientToken(t, doomed);
-        await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org });
-        return post(exchange({ actor_token: actorToken, actor_token_type: ACCESS_TOKEN_TYPE }), null);
-      }, 400, 'invalid_request'],
-      ['a subject of a deleted person', async () => {
-        const gone = await createPerson(t, org);
-        const goneToken = await mintPersonToken(t, org, gone);
-        await t.call('DELETE', `/persons/${gone}`, { as: org });
-        return post(exchange({ subject_token: goneToken }));
-      }, 400, 'invalid_request'],
-      ['may_act on the second hop by another actor', async () => {
-        const restricted = await mintPersonToken(t, org, s.person!, { may_act: { sub: gateway.id } });
-        const hop1 = (await token(t, exchange({ subject_token: restricted, requested_token_type: JWT_TYPE }), gateway)).body.access_token;
-        return post(exchange({ subject_token: hop1 }), clients.other);
-      }, 400, 'invalid_request'],
-      ['an audience wider than the subject\'s on re-exchange', async () => {
-        const narrow = (await token(t, exchange({ audience: 'https://a.internal' }), gateway)).body.access_token;
-        return post({ grant_type: EXCHANGE, subject_token: narrow, subject_token_type: ACCESS_TOKEN_TYPE, audience: 'https://b.internal' });
-      }, 400, 'invalid_target'],
-      ['JWT output from an audience-restricted subject', async () => {
-        const narrow = (await token(t, exchange({ audience: 'https://a.internal' }), gateway)).body.access_token;
-        return post({ grant_type: EXCHANGE, subject_token: narrow, subject_token_type: ACCESS_TOKEN_TYPE, requested_token_type: JWT_TYPE });
-      }, 400, 'invalid_target'],
-      ['an act chain past the depth limit', async () => {
-        let current = (await token(t, exchange({}), gateway)).body.access_token as string;
-        for (let hop = 1; hop < 10; hop++) {
-          const next = await post({ grant_type: EXCHANGE, subject_token: current, subject_token_type: ACCESS_TOKEN_TYPE });
-          assert.equal(next.status, 200, `hop ${hop}: ${JSON.stringify(next.body)}`);
-          current = next.body.access_token;
-        }
-        return post({ grant_type: EXCHANGE, subject_token: current, subject_token_type: ACCESS_TOKEN_TYPE });
-      }, 400, 'invalid_request'],
+      [
+        'an actor token that is itself delegated (actor laundering)',
+        async () => {
+          const delegated = (await token(t, exchange({ requested_token_type: JWT_TYPE }), gateway)).body.access_token;
+          return post(exchange({ actor_token: delegated, actor_token_type: JWT_TYPE }), null);
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'an actor token of a client without the exchange grant',
+        async () => post(exchange({ actor_token: await clientToken(t, clients.ccOnly!), actor_token_type: ACCESS_TOKEN_TYPE }), null),
+        400,
+        'invalid_request',
+      ],
+      [
+        'an actor token of a deleted client',
+        async () => {
+          const doomed = await registerClient(t, org, { client_name: 'doomed' });
+          const actorToken = await clientToken(t, doomed);
+          await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org });
+          return post(exchange({ actor_token: actorToken, actor_token_type: ACCESS_TOKEN_TYPE }), null);
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'a subject of a deleted person',
+        async () => {
+          const gone = await createPerson(t, org);
+          const goneToken = await mintPersonToken(t, org, gone);
+          await t.call('DELETE', `/persons/${gone}`, { as: org });
+          return post(exchange({ subject_token: goneToken }));
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'may_act on the second hop by another actor',
+        async () => {
+          const restricted = await mintPersonToken(t, org, s.person!, { may_act: { sub: gateway.id } });
+          const hop1 = (await token(t, exchange({ subject_token: restricted, requested_token_type: JWT_TYPE }), gateway)).body.access_token;
+          return post(exchange({ subject_token: hop1 }), clients.other);
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        "an audience wider than the subject's on re-exchange",
+        async () => {
+          const narrow = (await token(t, exchange({ audience: 'https://a.internal' }), gateway)).body.access_token;
+          return post({ grant_type: EXCHANGE, subject_token: narrow, subject_token_type: ACCESS_TOKEN_TYPE, audience: 'https://b.internal' });
+        },
+        400,
+        'invalid_target',
+      ],
+      [
+        'JWT output from an audience-restricted subject',
+        async () => {
+          const narrow = (await token(t, exchange({ audience: 'https://a.internal' }), gateway)).body.access_token;
+          return post({ grant_type: EXCHANGE, subject_token: narrow, subject_token_type: ACCESS_TOKEN_TYPE, requested_token_type: JWT_TYPE });
+        },
+        400,
+        'invalid_target',
+      ],
+      [
+        'an act chain past the depth limit',
+        async () => {
+          let current = (await token(t, exchange({}), gateway)).body.access_token as string;
+          for (let hop = 1; hop < 10; hop++) {
+            const next = await post({ grant_type: EXCHANGE, subject_token: current, subject_token_type: ACCESS_TOKEN_TYPE });
+            assert.equal(next.status, 200, `hop ${hop}: ${JSON.stringify(next.body)}`);
+            current = next.body.access_token;
+          }
+          return post({ grant_type: EXCHANGE, subject_token: current, subject_token_type: ACCESS_TOKEN_TYPE });
+        },
+        400,
+        'invalid_request',
+      ],
     ];
 
     it(`holds at least 40 cases (${cases.length})`, () => assert.ok(cases.length >= 40));
@@ -215,7 +441,11 @@ for (const backend of backends()) {
     it('is the Error codes table of docs/token-exchange.md, case for case', () => {
       const doc = readFileSync(new URL('../../docs/token-exchange.md', import.meta.url), 'utf8');
       const table = doc.slice(doc.indexOf('| # | step | case |'));
-      const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2).map((line) => line.split('|').map((cell) => cell.trim()));
+      const rows = table
+        .slice(0, table.indexOf('\n\n'))
+        .split('\n')
+        .slice(2)
+        .map((line) => line.split('|').map((cell) => cell.trim()));
       // The table may add an example in parentheses to a case's name: "an unknown grant type (`password`)".
       const documented = new Map(rows.map(([, , , name, error, status]) => [name!, `${status} ${/`(\w+)`/.exec(error!)?.[1]}`]));
       const lookUp = (name: string) => documented.get(name) ?? [...documented].find(([row]) => row.replace(/ \([^()]*\)$/, '') === name)?.[1];

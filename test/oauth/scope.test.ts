@@ -1,6 +1,6 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { SCOPE_LIST_PATTERN, isScopeToken, scopeSet, scopeTokenPattern, splitScope } from '../../src/oauth/scope.ts';
+import { describe, it } from 'node:test';
+import { isScopeToken, SCOPE_LIST_PATTERN, scopeSet, scopeTokenPattern, splitScope } from '../../src/oauth/scope.ts';
 
 describe('Scope grammar (RFC 6749 §3.3)', () => {
   it('accepts every printable ASCII character except space, " and \\ in a token', () => {
@@ -16,9 +16,15 @@ describe('Scope grammar (RFC 6749 §3.3)', () => {
 
   it('builds schema patterns from the same grammar', () => {
     const token = new RegExp(scopeTokenPattern(3));
-    assert.deepEqual(['abc', 'a:b', 'abcd', '', 'a"b'].map((s) => token.test(s)), [true, true, false, false, false]);
+    assert.deepEqual(
+      ['abc', 'a:b', 'abcd', '', 'a"b'].map((s) => token.test(s)),
+      [true, true, false, false, false],
+    );
     const list = new RegExp(SCOPE_LIST_PATTERN);
-    assert.deepEqual(['read', 'read write:all', 'read  write', ' read', 'read ', 'a\\b'].map((s) => list.test(s)), [true, true, false, false, false, false]);
+    assert.deepEqual(
+      ['read', 'read write:all', 'read  write', ' read', 'read ', 'a\\b'].map((s) => list.test(s)),
+      [true, true, false, false, false, false],
+    );
   });
 
   it('splits a scope parameter, tolerating repeated spaces, and dedupes as a set', () => {

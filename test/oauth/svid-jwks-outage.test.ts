@@ -1,11 +1,19 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { startJwksServer, type JwksServer } from '../helpers/jwks-server.ts';
+import { type JwksServer, startJwksServer } from '../helpers/jwks-server.ts';
 import {
-  EXCHANGE, JWT_TYPE, closedPortUrl, createPerson, mintPersonToken, registerClient, token, type ClientCredentials, type OAuthResponse,
+  type ClientCredentials,
+  closedPortUrl,
+  createPerson,
+  EXCHANGE,
+  JWT_TYPE,
+  mintPersonToken,
+  type OAuthResponse,
+  registerClient,
+  token,
 } from '../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 /** The JWKS cache's default cooldown: a failed key set is not fetched again sooner. */
 const COOLDOWN_S = 30;
@@ -22,9 +30,18 @@ for (const backend of backends()) {
     let impostor: JwksServer;
 
     const svidFor = (server: JwksServer, spiffeId: string) => server.svid({ sub: spiffeId, aud: [`${t.service.issuer}/oauth2/tokens`] });
-    const exchangeWith = async (svid: string) => token(t, {
-      grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, actor_token: svid, actor_token_type: JWT_TYPE,
-    }, gateway);
+    const exchangeWith = async (svid: string) =>
+      token(
+        t,
+        {
+          grant_type: EXCHANGE,
+          subject_token: personToken,
+          subject_token_type: JWT_TYPE,
+          actor_token: svid,
+          actor_token_type: JWT_TYPE,
+        },
+        gateway,
+      );
     const unavailable = (response: OAuthResponse) => {
       assert.equal(response.status, 503, JSON.stringify(response.body));
       assert.deepEqual(response.body, {
@@ -82,7 +99,11 @@ for (const backend of backends()) {
       assert.equal(refusals.length, 3);
       for (const { data } of refusals) {
         assert.deepEqual(data, {
-          result: 'refused', client_id: gateway.id, subject: person, actor: null, requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          result: 'refused',
+          client_id: gateway.id,
+          subject: person,
+          actor: null,
+          requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
           error: 'temporarily_unavailable',
         });
       }
@@ -93,7 +114,9 @@ for (const backend of backends()) {
       assert.deepEqual([badSignature.status, badSignature.body.error], [400, 'invalid_request']);
       assert.match(badSignature.body.error_description, /^actor_token: the JWT-SVID's signature does not verify/);
       assert.equal(badSignature.headers.get('retry-after'), null);
-      const unknownKid = await exchangeWith(await jwks.svid({ sub: 'spiffe://example.org/gw', aud: [`${t.service.issuer}/oauth2/tokens`] }, { kid: 'rotated-away' }));
+      const unknownKid = await exchangeWith(
+        await jwks.svid({ sub: 'spiffe://example.org/gw', aud: [`${t.service.issuer}/oauth2/tokens`] }, { kid: 'rotated-away' }),
+      );
       assert.deepEqual([unknownKid.status, unknownKid.body.error], [400, 'invalid_request']);
       assert.match(unknownKid.body.error_description, /^actor_token: the JWT-SVID's kid is not in its trust domain's key set/);
     });

@@ -1,12 +1,21 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import {
-  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, claims, clientToken, createPerson, mintPersonToken, oauthPost, registerClient, token,
+  ACCESS_TOKEN_TYPE,
   type ClientCredentials,
+  claims,
+  clientToken,
+  createPerson,
+  EXCHANGE,
+  JWT_TYPE,
+  mintPersonToken,
+  oauthPost,
+  registerClient,
+  token,
 } from '../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 for (const backend of backends()) {
   describe(`RFC 8693 token exchange on ${backend.name}`, () => {
@@ -28,15 +37,26 @@ for (const backend of backends()) {
 
     it('person JWT subject + opaque client actor → JWT verifiable against the JWKS, actor in act', async () => {
       const actor = await clientToken(t, gateway);
-      const response = await token(t, {
-        grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE,
-        actor_token: actor, actor_token_type: ACCESS_TOKEN_TYPE, requested_token_type: JWT_TYPE,
-      }, gateway);
+      const response = await token(
+        t,
+        {
+          grant_type: EXCHANGE,
+          subject_token: personToken,
+          subject_token_type: JWT_TYPE,
+          actor_token: actor,
+          actor_token_type: ACCESS_TOKEN_TYPE,
+          requested_token_type: JWT_TYPE,
+        },
+        gateway,
+      );
       assert.equal(response.status, 200, JSON.stringify(response.body));
       assert.equal(response.body.issued_token_type, JWT_TYPE);
       assert.equal(response.body.token_type, 'Bearer');
       assert.equal(response.headers.get('cache-control'), 'no-store');
-      const { payload, protectedHeader } = await jwtVerify(response.body.access_token, createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`)), { issuer: t.service.issuer, typ: 'at+jwt' });
+      const { payload, protectedHeader } = await jwtVerify(response.body.access_token, createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`)), {
+        issuer: t.service.issuer,
+        typ: 'at+jwt',
+      });
       assert.equal(protectedHeader.alg, 'ES256');
       assert.equal(payload.sub, person);
       assert.deepEqual(payload.act, { sub: gateway.id });
@@ -46,10 +66,18 @@ for (const backend of backends()) {
 
     it('person JWT subject + person JWT actor → act names the acting person', async () => {
       const assistant = await createPerson(t, org);
-      const response = await token(t, {
-        grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE,
-        actor_token: await mintPersonToken(t, org, assistant), actor_token_type: JWT_TYPE, requested_token_type: JWT_TYPE,
-      }, gateway);
+      const response = await token(
+        t,
+        {
+          grant_type: EXCHANGE,
+          subject_token: personToken,
+          subject_token_type: JWT_TYPE,
+          actor_token: await mintPersonToken(t, org, assistant),
+          actor_token_type: JWT_TYPE,
+          requested_token_type: JWT_TYPE,
+        },
+        gateway,
+      );
       assert.equal(response.status, 200);
       assert.deepEqual(claims(response.body.access_token).act, { sub: assistant });
     });
@@ -65,28 +93,53 @@ for (const backend of backends()) {
 
     it('clientless exchange of a person JWT with an actor token', async () => {
       const response = await token(t, {
-        grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE,
-        actor_token: await clientToken(t, gateway), actor_token_type: ACCESS_TOKEN_TYPE, requested_token_type: JWT_TYPE,
+        grant_type: EXCHANGE,
+        subject_token: personToken,
+        subject_token_type: JWT_TYPE,
+        actor_token: await clientToken(t, gateway),
+        actor_token_type: ACCESS_TOKEN_TYPE,
+        requested_token_type: JWT_TYPE,
       });
       assert.equal(response.status, 200);
       const payload = claims(response.body.access_token);
       assert.deepEqual([payload.sub, payload.act, payload.client_id], [person, { sub: gateway.id }, undefined]);
     });
 
-    it('nests the subject\'s own act chain, newest actor first', async () => {
-      const first = (await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, gateway)).body.access_token;
+    it("nests the subject's own act chain, newest actor first", async () => {
+      const first = (
+        await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, gateway)
+      ).body.access_token;
       const second = await registerClient(t, org, { client_name: 'billing' });
-      const response = await token(t, {
-        grant_type: EXCHANGE, subject_token: first, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE,
-        actor_token: await clientToken(t, second), actor_token_type: ACCESS_TOKEN_TYPE,
-      }, gateway);
+      const response = await token(
+        t,
+        {
+          grant_type: EXCHANGE,
+          subject_token: first,
+          subject_token_type: JWT_TYPE,
+          requested_token_type: JWT_TYPE,
+          actor_token: await clientToken(t, second),
+          actor_token_type: ACCESS_TOKEN_TYPE,
+        },
+        gateway,
+      );
       assert.equal(response.status, 200);
       assert.deepEqual(claims(response.body.access_token).act, { sub: second.id, act: { sub: gateway.id } });
     });
 
     it('opaque subject bound to its client: exchanged when that client authenticates, chain kept in introspection', async () => {
-      const opaque = (await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, scope: 'orders:read' }, gateway)).body.access_token;
-      const response = await token(t, { grant_type: EXCHANGE, subject_token: opaque, subject_token_type: ACCESS_TOKEN_TYPE, audience: ['orders', 'invoices'], resource: 'https://orders.example/api' }, gateway);
+      const opaque = (await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, scope: 'orders:read' }, gateway)).body
+        .access_token;
+      const response = await token(
+        t,
+        {
+          grant_type: EXCHANGE,
+          subject_token: opaque,
+          subject_token_type: ACCESS_TOKEN_TYPE,
+          audience: ['orders', 'invoices'],
+          resource: 'https://orders.example/api',
+        },
+        gateway,
+      );
       assert.equal(response.status, 200, JSON.stringify(response.body));
       const info = await introspect(response.body.access_token);
       assert.deepEqual(info.act, { sub: gateway.id, act: { sub: gateway.id } });
@@ -95,10 +148,18 @@ for (const backend of backends()) {
     });
 
     it('narrows scope on request and clamps the lifetime to the request, the ceiling and the subject', async () => {
-      const narrowed = await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, scope: 'orders:read', requested_expires_in: '90' }, gateway);
+      const narrowed = await token(
+        t,
+        { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, scope: 'orders:read', requested_expires_in: '90' },
+        gateway,
+      );
       assert.deepEqual([narrowed.body.scope, narrowed.body.expires_in], ['orders:read', 90]);
       const shortLived = await mintPersonToken(t, org, person, { expires_in: 120 });
-      const clamped = await token(t, { grant_type: EXCHANGE, subject_token: shortLived, subject_token_type: JWT_TYPE, requested_expires_in: '100000' }, gateway);
+      const clamped = await token(
+        t,
+        { grant_type: EXCHANGE, subject_token: shortLived, subject_token_type: JWT_TYPE, requested_expires_in: '100000' },
+        gateway,
+      );
       assert.equal(clamped.status, 200);
       assert.ok(clamped.body.expires_in <= 120 && clamped.body.expires_in >= 115, `expires_in ${clamped.body.expires_in}`);
     });
@@ -114,7 +175,13 @@ for (const backend of backends()) {
     it('audits every exchange with who, on behalf of whom, which client and the result', async () => {
       const events = (await t.call('GET', '/audit/events?type=token.exchange&limit=100', { as: org })).body.result;
       const granted = events.find((e: { data: { result: string; actor: string } }) => e.data.result === 'granted' && e.data.actor === gateway.id);
-      assert.deepEqual(granted.data, { result: 'granted', client_id: gateway.id, subject: person, actor: gateway.id, requested_token_type: granted.data.requested_token_type });
+      assert.deepEqual(granted.data, {
+        result: 'granted',
+        client_id: gateway.id,
+        subject: person,
+        actor: gateway.id,
+        requested_token_type: granted.data.requested_token_type,
+      });
       assert.ok(events.some((e: { data: { result: string; error: string } }) => e.data.result === 'refused' && e.data.error === 'invalid_request'));
     });
   });

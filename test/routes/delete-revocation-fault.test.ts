@@ -1,10 +1,10 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { newId } from '../../src/crypto/ids.ts';
 import type { OpaqueToken } from '../../src/store/types.ts';
 import { backends } from '../helpers/backends.ts';
-import { errorCodes, startTestService, type Response, type TestOrg, type TestService } from '../helpers/service.ts';
-import { faultableDatabase, type FaultableDatabase } from '../store/revocation-fault.ts';
+import { errorCodes, type Response, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+import { type FaultableDatabase, faultableDatabase } from '../store/revocation-fault.ts';
 
 /**
  * The database refuses to revoke tokens (a real trigger, see revocation-fault.ts) while a
@@ -28,8 +28,18 @@ for (const backend of backends()) {
 
     const issueToken = async (party: { subject: string; clientId: string }): Promise<OpaqueToken> => {
       const token: OpaqueToken = {
-        hash: newId('h'), orgId: org.orgId, ...party, scope: '', audience: [], resource: [], act: null, mayAct: null,
-        parentHash: null, issuedAt: Date.now(), expiresAt: Date.now() + 600_000, revokedAt: null,
+        hash: newId('h'),
+        orgId: org.orgId,
+        ...party,
+        scope: '',
+        audience: [],
+        resource: [],
+        act: null,
+        mayAct: null,
+        parentHash: null,
+        issuedAt: Date.now(),
+        expiresAt: Date.now() + 600_000,
+        revokedAt: null,
       };
       await t.service.store.insertToken(token);
       return token;

@@ -1,8 +1,8 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashSecret } from '../../src/crypto/ids.ts';
 import { backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { hashSecret } from '../../src/crypto/ids.ts';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
@@ -29,7 +29,16 @@ for (const backend of backends()) {
       assert.match(client.client_secret, /^tcs_[A-Za-z0-9_-]{43}$/);
       assert.deepEqual(
         { ...client, client_id: undefined, client_secret: undefined, created_at: undefined },
-        { client_name: 'gateway', grant_types: ['client_credentials', EXCHANGE], scopes: ['orders:read', 'orders:write'], access_token_duration: 600, access_token_format: 'opaque', client_id: undefined, client_secret: undefined, created_at: undefined },
+        {
+          client_name: 'gateway',
+          grant_types: ['client_credentials', EXCHANGE],
+          scopes: ['orders:read', 'orders:write'],
+          access_token_duration: 600,
+          access_token_format: 'opaque',
+          client_id: undefined,
+          client_secret: undefined,
+          created_at: undefined,
+        },
       );
       const read = (await t.call('GET', `/oauth2/clients/${client.client_id}`, { as: org })).body.result;
       assert.equal(read.client_secret, undefined, 'never shown again');
@@ -61,14 +70,34 @@ for (const backend of backends()) {
 
     const badBodies: [string, unknown, RegExp][] = [
       ['no name', { grant_types: ['client_credentials'] }, /^body\.client_name: is required$/],
-      ['unknown grant type', { client_name: 'x', grant_types: ['password'] }, /^body\.grant_types\[0\]: must be one of client_credentials, urn:ietf:params:oauth:grant-type:token-exchange$/],
+      [
+        'unknown grant type',
+        { client_name: 'x', grant_types: ['password'] },
+        /^body\.grant_types\[0\]: must be one of client_credentials, urn:ietf:params:oauth:grant-type:token-exchange$/,
+      ],
       ['no grant type', { client_name: 'x', grant_types: [] }, /^body\.grant_types: must NOT have fewer than 1 items$/],
       ['repeated grant type', { client_name: 'x', grant_types: ['client_credentials', 'client_credentials'] }, /^body\.grant_types: must not repeat an item/],
       ['scope with a space', { client_name: 'x', grant_types: ['client_credentials'], scopes: ['read write'] }, /^body\.scopes\[0\]: must match /],
-      ['duration too short', { client_name: 'x', grant_types: ['client_credentials'], access_token_duration: 5 }, /^body\.access_token_duration: must be >= 60$/],
-      ['duration not an integer', { client_name: 'x', grant_types: ['client_credentials'], access_token_duration: 90.5 }, /^body\.access_token_duration: must be an integer$/],
-      ['unknown format', { client_name: 'x', grant_types: ['client_credentials'], access_token_format: 'paseto' }, /^body\.access_token_format: must be one of opaque, jwt$/],
-      ['secret supplied by the caller', { client_name: 'x', grant_types: ['client_credentials'], client_secret: 'mine' }, /^body\.client_secret: is not a known field$/],
+      [
+        'duration too short',
+        { client_name: 'x', grant_types: ['client_credentials'], access_token_duration: 5 },
+        /^body\.access_token_duration: must be >= 60$/,
+      ],
+      [
+        'duration not an integer',
+        { client_name: 'x', grant_types: ['client_credentials'], access_token_duration: 90.5 },
+        /^body\.access_token_duration: must be an integer$/,
+      ],
+      [
+        'unknown format',
+        { client_name: 'x', grant_types: ['client_credentials'], access_token_format: 'paseto' },
+        /^body\.access_token_format: must be one of opaque, jwt$/,
+      ],
+      [
+        'secret supplied by the caller',
+        { client_name: 'x', grant_types: ['client_credentials'], client_secret: 'mine' },
+        /^body\.client_secret: is not a known field$/,
+      ],
     ];
     for (const [name, body, message] of badBodies) {
       it(`answers 400 for ${name}, writing nothing`, async () => {

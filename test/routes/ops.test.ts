@@ -1,5 +1,5 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -39,14 +39,32 @@ describe('OpenAPI document', () => {
     const doc = (await t.call('GET', '/openapi.json')).body;
     assert.equal(doc.openapi, '3.1.0');
     const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
-      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     assert.deepEqual(operations.sort(), [
-      'DELETE /oauth2/clients/{client_id}', 'DELETE /organizations/api-keys/{key_id}', 'DELETE /persons/{person_id}',
-      'GET /.well-known/jwks.json', 'GET /.well-known/oauth-authorization-server', 'GET /audit/events',
-      'GET /healthz', 'GET /metrics', 'GET /oauth2/clients', 'GET /oauth2/clients/{client_id}', 'GET /organizations/api-keys',
-      'GET /organizations/config', 'GET /persons', 'GET /persons/{person_id}', 'PATCH /organizations/config',
-      'POST /oauth2/clients', 'POST /oauth2/clients/{client_id}/secret', 'POST /oauth2/tokens', 'POST /oauth2/tokens/introspect',
-      'POST /oauth2/tokens/revoke', 'POST /organizations/api-keys', 'POST /persons', 'POST /persons/{person_id}/mint-token',
+      'DELETE /oauth2/clients/{client_id}',
+      'DELETE /organizations/api-keys/{key_id}',
+      'DELETE /persons/{person_id}',
+      'GET /.well-known/jwks.json',
+      'GET /.well-known/oauth-authorization-server',
+      'GET /audit/events',
+      'GET /healthz',
+      'GET /metrics',
+      'GET /oauth2/clients',
+      'GET /oauth2/clients/{client_id}',
+      'GET /organizations/api-keys',
+      'GET /organizations/config',
+      'GET /persons',
+      'GET /persons/{person_id}',
+      'PATCH /organizations/config',
+      'POST /oauth2/clients',
+      'POST /oauth2/clients/{client_id}/secret',
+      'POST /oauth2/tokens',
+      'POST /oauth2/tokens/introspect',
+      'POST /oauth2/tokens/revoke',
+      'POST /organizations/api-keys',
+      'POST /persons',
+      'POST /persons/{person_id}/mint-token',
     ]);
     const create = doc.paths['/persons'].post;
     assert.deepEqual(create.security, [{ orgId: [], apiKey: [] }]);

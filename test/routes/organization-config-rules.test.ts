@@ -1,17 +1,20 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkOrganizationConfig } from '../../src/routes/organization-config-rules.ts';
+import { describe, it } from 'node:test';
 import { organizationConfigDefaults } from '../../src/config/defaults.ts';
+import { checkOrganizationConfig } from '../../src/routes/organization-config-rules.ts';
 
 const WORKLOAD = 'spiffe://example.org/ns/prod/sa/billing';
 
-describe('allowed_spiffe_ids follows the verifier\'s grammar', () => {
+describe("allowed_spiffe_ids follows the verifier's grammar", () => {
   const check = (id: string, trustDomains: string[] = ['example.org']) =>
-    checkOrganizationConfig({
-      ...organizationConfigDefaults,
-      svid_jwks_urls: Object.fromEntries(trustDomains.map((domain) => [domain, 'https://keys.example/jwks'])),
-      allowed_spiffe_ids: [id],
-    }, { dev: false })?.rule;
+    checkOrganizationConfig(
+      {
+        ...organizationConfigDefaults,
+        svid_jwks_urls: Object.fromEntries(trustDomains.map((domain) => [domain, 'https://keys.example/jwks'])),
+        allowed_spiffe_ids: [id],
+      },
+      { dev: false },
+    )?.rule;
 
   it('accepts a workload ID of a configured trust domain', () => {
     assert.equal(check(WORKLOAD), undefined);

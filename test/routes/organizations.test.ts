@@ -1,5 +1,5 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
@@ -20,7 +20,10 @@ for (const backend of backends()) {
       assert.match(created.body.result.api_key, /^tsi_/);
       assert.equal(created.body.result.kind, 'integration');
       const listed = (await t.call('GET', '/organizations/api-keys', { as: org })).body.result;
-      assert.deepEqual(listed.map((k: { name: string }) => k.name), ['first-admin-key', 'crm sync']);
+      assert.deepEqual(
+        listed.map((k: { name: string }) => k.name),
+        ['first-admin-key', 'crm sync'],
+      );
       assert.ok(listed.every((k: Record<string, unknown>) => !('api_key' in k) && !('secret_hash' in k)));
       const duplicate = await t.call('POST', '/organizations/api-keys', { as: org, body: { name: 'crm sync', kind: 'admin' } });
       assert.equal(duplicate.status, 409);
@@ -46,11 +49,17 @@ for (const backend of backends()) {
 
     it('reads the default configuration and patches fields one at a time', async () => {
       assert.deepEqual((await t.call('GET', '/organizations/config', { as: org })).body.result, {
-        token_lifetime_ceiling: 3600, svid_jwks_urls: {}, allowed_spiffe_ids: [], email_sender: null,
+        token_lifetime_ceiling: 3600,
+        svid_jwks_urls: {},
+        allowed_spiffe_ids: [],
+        email_sender: null,
       });
       const patched = await t.call('PATCH', '/organizations/config', {
         as: org,
-        body: { svid_jwks_urls: { 'prod.example.org': 'https://spire.example.org/keys' }, allowed_spiffe_ids: ['spiffe://prod.example.org/ns/default/sa/gateway'] },
+        body: {
+          svid_jwks_urls: { 'prod.example.org': 'https://spire.example.org/keys' },
+          allowed_spiffe_ids: ['spiffe://prod.example.org/ns/default/sa/gateway'],
+        },
       });
       assert.equal(patched.status, 200);
       const ceiling = await t.call('PATCH', '/organizations/config', { as: org, body: { token_lifetime_ceiling: 900, email_sender: 'noreply@example.org' } });
@@ -68,12 +77,28 @@ for (const backend of backends()) {
       ['an unknown field', { token_ttl: 5 }, /^body\.token_ttl: is not a known field$/],
       ['a ceiling under a minute', { token_lifetime_ceiling: 30 }, /^body\.token_lifetime_ceiling: must be >= 60$/],
       ['plain http JWKS', { svid_jwks_urls: { 'example.org': 'http://spire.example.org/keys' } }, /^body\.svid_jwks_urls\.example\.org: must use https$/],
-      ['loopback http without TESSERA_DEV', { svid_jwks_urls: { 'example.org': 'http://127.0.0.1:8081/keys' } }, /^body\.svid_jwks_urls\.example\.org: http is allowed for loopback only when the service runs with TESSERA_DEV=1/],
+      [
+        'loopback http without TESSERA_DEV',
+        { svid_jwks_urls: { 'example.org': 'http://127.0.0.1:8081/keys' } },
+        /^body\.svid_jwks_urls\.example\.org: http is allowed for loopback only when the service runs with TESSERA_DEV=1/,
+      ],
       ['a JWKS URL that is no URL', { svid_jwks_urls: { 'example.org': 'spire keys' } }, /^body\.svid_jwks_urls\.example\.org: must be an absolute URL$/],
       ['an uppercase trust domain', { svid_jwks_urls: { 'Example.org': 'https://x.example/keys' } }, /^body\.svid_jwks_urls: key "Example\.org" must match/],
-      ['a SPIFFE ID with a dot segment', { svid_jwks_urls: { 'example.org': 'https://x.example/keys' }, allowed_spiffe_ids: ['spiffe://example.org/a/../b'] }, /^body\.allowed_spiffe_ids\[0\]: must be a SPIFFE ID/],
-      ['a SPIFFE ID without a path', { svid_jwks_urls: { 'example.org': 'https://x.example/keys' }, allowed_spiffe_ids: ['spiffe://example.org'] }, /^body\.allowed_spiffe_ids\[0\]: must be a SPIFFE ID/],
-      ['a SPIFFE ID of an unlisted trust domain', { allowed_spiffe_ids: ['spiffe://other.org/gateway'] }, /^body\.allowed_spiffe_ids\[0\]: trust domain other\.org has no entry in svid_jwks_urls/],
+      [
+        'a SPIFFE ID with a dot segment',
+        { svid_jwks_urls: { 'example.org': 'https://x.example/keys' }, allowed_spiffe_ids: ['spiffe://example.org/a/../b'] },
+        /^body\.allowed_spiffe_ids\[0\]: must be a SPIFFE ID/,
+      ],
+      [
+        'a SPIFFE ID without a path',
+        { svid_jwks_urls: { 'example.org': 'https://x.example/keys' }, allowed_spiffe_ids: ['spiffe://example.org'] },
+        /^body\.allowed_spiffe_ids\[0\]: must be a SPIFFE ID/,
+      ],
+      [
+        'a SPIFFE ID of an unlisted trust domain',
+        { allowed_spiffe_ids: ['spiffe://other.org/gateway'] },
+        /^body\.allowed_spiffe_ids\[0\]: trust domain other\.org has no entry in svid_jwks_urls/,
+      ],
       ['a sender that is no address', { email_sender: 'Tessera' }, /^body\.email_sender: must be an email address$/],
       ['a sender with a zero-width space', { email_sender: 'no-reply\u200b@example.org' }, /^body\.email_sender: must be an email address$/],
       ['a sender with a mixed-script A-label', { email_sender: 'no-reply@xn--pypal-4ve.com' }, /^body\.email_sender: must be an email address$/],

@@ -1,22 +1,39 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 const E164_RULE = /^body\.handles\[0\]\.value: must be an E\.164 phone number \(\+ then 7 to 15 digits, e\.g\. \+14155550100\)$/;
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const invisible = (codePoint: string) =>
-  new RegExp(`^body\\.handles\\[0\\]\\.value: ${escapeRegExp(`must not contain control or format characters such as zero-width or bidirectional marks (found ${codePoint})`)}$`);
+  new RegExp(
+    `^body\\.handles\\[0\\]\\.value: ${escapeRegExp(`must not contain control or format characters such as zero-width or bidirectional marks (found ${codePoint})`)}$`,
+  );
 const mixed = (where: string, scripts: string) =>
-  new RegExp(`^body\\.handles\\[0\\]\\.value: ${escapeRegExp(`must not mix scripts within one label (${where} mixes ${scripts}; UTS #39 "Highly Restrictive")`)}$`);
+  new RegExp(
+    `^body\\.handles\\[0\\]\\.value: ${escapeRegExp(`must not mix scripts within one label (${where} mixes ${scripts}; UTS #39 "Highly Restrictive")`)}$`,
+  );
 /** Unicode Cc and Cf characters that make two different addresses look alike. */
 const invisibleCharacters: [string, string][] = [
-  ['a NUL', '\u0000'], ['a tab', '\t'], ['a zero-width space', '\u200b'], ['a zero-width non-joiner', '\u200c'],
-  ['a zero-width joiner', '\u200d'], ['a word joiner', '\u2060'], ['a byte-order mark', '\ufeff'],
-  ['a left-to-right mark', '\u200e'], ['a right-to-left mark', '\u200f'], ['an LTR embedding', '\u202a'],
-  ['an RTL embedding', '\u202b'], ['a pop directional formatting', '\u202c'], ['an LTR override', '\u202d'],
-  ['an RTL override', '\u202e'], ['an LTR isolate', '\u2066'], ['an RTL isolate', '\u2067'],
-  ['a first-strong isolate', '\u2068'], ['a pop directional isolate', '\u2069'], ['an Arabic letter mark', '\u061c'],
+  ['a NUL', '\u0000'],
+  ['a tab', '\t'],
+  ['a zero-width space', '\u200b'],
+  ['a zero-width non-joiner', '\u200c'],
+  ['a zero-width joiner', '\u200d'],
+  ['a word joiner', '\u2060'],
+  ['a byte-order mark', '\ufeff'],
+  ['a left-to-right mark', '\u200e'],
+  ['a right-to-left mark', '\u200f'],
+  ['an LTR embedding', '\u202a'],
+  ['an RTL embedding', '\u202b'],
+  ['a pop directional formatting', '\u202c'],
+  ['an LTR override', '\u202d'],
+  ['an RTL override', '\u202e'],
+  ['an LTR isolate', '\u2066'],
+  ['an RTL isolate', '\u2067'],
+  ['a first-strong isolate', '\u2068'],
+  ['a pop directional isolate', '\u2069'],
+  ['an Arabic letter mark', '\u061c'],
 ];
 
 for (const backend of backends()) {
@@ -34,12 +51,22 @@ for (const backend of backends()) {
     it('creates a person with normalised handles, reads and deletes it', async () => {
       const created = await t.call('POST', '/persons', {
         as: org,
-        body: { handles: [{ type: 'email_address', value: 'Grace.Hopper@Example.COM' }, { type: 'phone_number', value: '+14155550100' }], roles: ['verifier', 'admin'], console: true },
+        body: {
+          handles: [
+            { type: 'email_address', value: 'Grace.Hopper@Example.COM' },
+            { type: 'phone_number', value: '+14155550100' },
+          ],
+          roles: ['verifier', 'admin'],
+          console: true,
+        },
       });
       assert.equal(created.status, 201);
       const person = created.body.result;
       assert.match(person.id, /^per_[0-9a-z]{26}$/);
-      assert.deepEqual(person.handles, [{ type: 'email_address', value: 'grace.hopper@example.com' }, { type: 'phone_number', value: '+14155550100' }]);
+      assert.deepEqual(person.handles, [
+        { type: 'email_address', value: 'grace.hopper@example.com' },
+        { type: 'phone_number', value: '+14155550100' },
+      ]);
       assert.deepEqual(person.roles, ['verifier', 'admin']);
       assert.equal(person.console, true);
       assert.ok(!Number.isNaN(Date.parse(person.created_at)));
@@ -77,11 +104,23 @@ for (const backend of backends()) {
       const before = await count(org);
       const again = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: composed }] } });
       assert.equal(again.status, 409);
-      assert.deepEqual(again.body.errors, [{
-        httpcode: 409, code: 'CONFLICT', message: `body.handles: email_address ${composed} is already used by another person of this organisation`,
-      }]);
+      assert.deepEqual(again.body.errors, [
+        {
+          httpcode: 409,
+          code: 'CONFLICT',
+          message: `body.handles: email_address ${composed} is already used by another person of this organisation`,
+        },
+      ]);
       assert.equal(await count(org), before, 'nothing was written');
-      const both = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: `x${composed}` }, { type: 'email_address', value: `X${decomposed}` }] } });
+      const both = await t.call('POST', '/persons', {
+        as: org,
+        body: {
+          handles: [
+            { type: 'email_address', value: `x${composed}` },
+            { type: 'email_address', value: `X${decomposed}` },
+          ],
+        },
+      });
       assert.equal(both.status, 400);
       assert.equal(both.body.errors[0].message, 'body.handles[1]: repeats body.handles[0]');
     });
@@ -119,17 +158,52 @@ for (const backend of backends()) {
       ['phone with spaces', { handles: [{ type: 'phone_number', value: '+1 415 555 0100' }] }, E164_RULE],
       ['phone of 16 digits', { handles: [{ type: 'phone_number', value: '+1234567890123456' }] }, E164_RULE],
       ['phone with a zero-width space', { handles: [{ type: 'phone_number', value: '+1415555\u200b0100' }] }, invisible('U+200B')],
-      ['Latin "paypal" with a Cyrillic "а"', { handles: [{ type: 'email_address', value: 'p\u0430ypal@example.com' }] }, mixed('local part label 1', 'Cyrillic, Latin')],
-      ['a Greek letter in a Latin label after a dot', { handles: [{ type: 'email_address', value: 'ada.\u03bfbrien@example.com' }] }, mixed('local part label 2', 'Greek, Latin')],
+      [
+        'Latin "paypal" with a Cyrillic "а"',
+        { handles: [{ type: 'email_address', value: 'p\u0430ypal@example.com' }] },
+        mixed('local part label 1', 'Cyrillic, Latin'),
+      ],
+      [
+        'a Greek letter in a Latin label after a dot',
+        { handles: [{ type: 'email_address', value: 'ada.\u03bfbrien@example.com' }] },
+        mixed('local part label 2', 'Greek, Latin'),
+      ],
       ['a mixed-script A-label domain', { handles: [{ type: 'email_address', value: 'ada@xn--pypal-4ve.com' }] }, mixed('domain label 1', 'Cyrillic, Latin')],
-      ['a Unicode (not A-label) domain', { handles: [{ type: 'email_address', value: 'ada@p\u0430ypal.com' }] }, /^body\.handles\[0\]\.value: must be an email address \(local@domain\.tld\)$/],
-      ['a private-use character', { handles: [{ type: 'email_address', value: 'ada\ue000@example.com' }] }, /^body\.handles\[0\]\.value: must contain only assigned Unicode characters, no private-use code points or unpaired surrogates \(found U\+E000\)$/],
-      ['an unpaired surrogate', { handles: [{ type: 'email_address', value: 'ada\ud800@example.com' }] }, /^body\.handles\[0\]\.value: must contain only assigned Unicode characters, no private-use code points or unpaired surrogates \(found U\+D800\)$/],
+      [
+        'a Unicode (not A-label) domain',
+        { handles: [{ type: 'email_address', value: 'ada@p\u0430ypal.com' }] },
+        /^body\.handles\[0\]\.value: must be an email address \(local@domain\.tld\)$/,
+      ],
+      [
+        'a private-use character',
+        { handles: [{ type: 'email_address', value: 'ada\ue000@example.com' }] },
+        /^body\.handles\[0\]\.value: must contain only assigned Unicode characters, no private-use code points or unpaired surrogates \(found U\+E000\)$/,
+      ],
+      [
+        'an unpaired surrogate',
+        { handles: [{ type: 'email_address', value: 'ada\ud800@example.com' }] },
+        /^body\.handles\[0\]\.value: must contain only assigned Unicode characters, no private-use code points or unpaired surrogates \(found U\+D800\)$/,
+      ],
       ...invisibleCharacters.map(([name, char]): [string, unknown, RegExp] => [
-        `an email with ${name}`, { handles: [{ type: 'email_address', value: `ad${char}a@example.com` }] }, invisible(`U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`),
+        `an email with ${name}`,
+        { handles: [{ type: 'email_address', value: `ad${char}a@example.com` }] },
+        invisible(`U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`),
       ]),
-      ['same handle twice', { handles: [{ type: 'email_address', value: 'x@example.com' }, { type: 'email_address', value: 'X@example.com' }] }, /^body\.handles\[1\]: repeats body\.handles\[0\]$/],
-      ['too many handles', { handles: Array.from({ length: 11 }, (_, i) => ({ type: 'email_address', value: `p${i}@example.com` })) }, /^body\.handles: must NOT have more than 10 items$/],
+      [
+        'same handle twice',
+        {
+          handles: [
+            { type: 'email_address', value: 'x@example.com' },
+            { type: 'email_address', value: 'X@example.com' },
+          ],
+        },
+        /^body\.handles\[1\]: repeats body\.handles\[0\]$/,
+      ],
+      [
+        'too many handles',
+        { handles: Array.from({ length: 11 }, (_, i) => ({ type: 'email_address', value: `p${i}@example.com` })) },
+        /^body\.handles: must NOT have more than 10 items$/,
+      ],
       ['unknown role', { roles: ['owner'] }, /^body\.roles\[0\]: must be one of admin, verifier$/],
       ['repeated role', { roles: ['admin', 'admin'] }, /^body\.roles: must not repeat an item/],
       ['console as string', { console: 'yes' }, /^body\.console: must be a boolean$/],
@@ -160,13 +234,17 @@ for (const backend of backends()) {
     it('walks every page forwards and back with opaque cursors (spec §2.2 rules)', async () => {
       const other = await t.org();
       const ids: string[] = [];
-      for (let i = 0; i < 7; i++) ids.push((await t.call('POST', '/persons', { as: other, body: { handles: [{ type: 'email_address', value: `p${i}@example.com` }] } })).body.result.id);
+      for (let i = 0; i < 7; i++)
+        ids.push((await t.call('POST', '/persons', { as: other, body: { handles: [{ type: 'email_address', value: `p${i}@example.com` }] } })).body.result.id);
       // Lists are in id order; two persons created within one millisecond get ids in random order.
       ids.sort();
       const list = async (query: string) => (await t.call('GET', `/persons?${query}`, { as: other })).body;
 
       const first = await list('limit=3');
-      assert.deepEqual(first.result.map((p: { id: string }) => p.id), ids.slice(0, 3));
+      assert.deepEqual(
+        first.result.map((p: { id: string }) => p.id),
+        ids.slice(0, 3),
+      );
       const meta1 = first.meta.cursor_pagination;
       assert.equal(meta1.total_count, 7);
       assert.equal(meta1.limit, 3);
@@ -174,16 +252,28 @@ for (const backend of backends()) {
       assert.ok(meta1.next_cursor && meta1.last_cursor);
 
       const second = await list(`limit=3&cursor=${meta1.next_cursor}`);
-      assert.deepEqual(second.result.map((p: { id: string }) => p.id), ids.slice(3, 6));
+      assert.deepEqual(
+        second.result.map((p: { id: string }) => p.id),
+        ids.slice(3, 6),
+      );
       assert.equal(second.meta.cursor_pagination.total_count, undefined, 'total_count on the first page only');
       const third = await list(`limit=3&cursor=${second.meta.cursor_pagination.next_cursor}`);
-      assert.deepEqual(third.result.map((p: { id: string }) => p.id), ids.slice(6));
+      assert.deepEqual(
+        third.result.map((p: { id: string }) => p.id),
+        ids.slice(6),
+      );
       assert.equal(third.meta.cursor_pagination.next_cursor, undefined, 'no next_cursor on the last page');
 
       const back = await list(`limit=3&cursor=${third.meta.cursor_pagination.prev_cursor}`);
-      assert.deepEqual(back.result.map((p: { id: string }) => p.id), ids.slice(3, 6));
+      assert.deepEqual(
+        back.result.map((p: { id: string }) => p.id),
+        ids.slice(3, 6),
+      );
       const last = await list(`limit=3&cursor=${meta1.last_cursor}`);
-      assert.deepEqual(last.result.map((p: { id: string }) => p.id), ids.slice(4));
+      assert.deepEqual(
+        last.result.map((p: { id: string }) => p.id),
+        ids.slice(4),
+      );
       assert.equal(last.meta.cursor_pagination.next_cursor, undefined);
       assert.ok(last.meta.cursor_pagination.prev_cursor);
     });

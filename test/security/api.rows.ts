@@ -7,14 +7,20 @@ import type { SecurityRow } from './rows.ts';
 /** An opaque token for a fresh person, exchanged by the stack's client: something a delete must revoke. */
 async function personWithOpaqueToken(s: SecurityStack) {
   const person = await s.person();
-  const exchanged = await token(s.t, { grant_type: EXCHANGE, subject_token: person.token, subject_token_type: JWT_TYPE, requested_token_type: ACCESS_TOKEN_TYPE }, s.client);
+  const exchanged = await token(
+    s.t,
+    { grant_type: EXCHANGE, subject_token: person.token, subject_token_type: JWT_TYPE, requested_token_type: ACCESS_TOKEN_TYPE },
+    s.client,
+  );
   assert.equal(exchanged.status, 200, JSON.stringify(exchanged.body));
   return { ...person, opaque: exchanged.body.access_token as string };
 }
 
-const active = async (s: SecurityStack, value: string) => (await oauthPost(s.t, '/oauth2/tokens/introspect', { token: value }, s.client)).body.active as boolean;
+const active = async (s: SecurityStack, value: string) =>
+  (await oauthPost(s.t, '/oauth2/tokens/introspect', { token: value }, s.client)).body.active as boolean;
 
-const createWith = (s: SecurityStack, value: string, type = 'email_address') => s.t.call('POST', '/persons', { as: s.org, body: { handles: [{ type, value }] } });
+const createWith = (s: SecurityStack, value: string, type = 'email_address') =>
+  s.t.call('POST', '/persons', { as: s.org, body: { handles: [{ type, value }] } });
 const unique = () => Math.random().toString(36).slice(2, 10);
 
 export const apiRows: SecurityRow[] = [
@@ -40,7 +46,10 @@ export const apiRows: SecurityRow[] = [
     request: 'DELETE /oauth2/clients/{id} while the database refuses to revoke its tokens',
     expect: '500 INTERNAL_ERROR; the client still there and its token still active',
     async check(s) {
-      const created = await s.t.call('POST', '/oauth2/clients', { as: s.org, body: { client_name: 'doomed', grant_types: ['client_credentials'], scopes: ['orders:read'] } });
+      const created = await s.t.call('POST', '/oauth2/clients', {
+        as: s.org,
+        body: { client_name: 'doomed', grant_types: ['client_credentials'], scopes: ['orders:read'] },
+      });
       const client = { id: created.body.result.client_id as string, secret: created.body.result.client_secret as string };
       const own = (await token(s.t, { grant_type: 'client_credentials' }, client)).body.access_token as string;
       await s.database.breakRevocation();
@@ -72,23 +81,27 @@ export const apiRows: SecurityRow[] = [
       assert.equal((await createWith(s, `${local}@EXAMPLE.ORG`)).status, 409);
     },
   },
-  ...([
-    ['a zero-width space in an email handle', `ada\u200b${unique()}@example.com`, 'email_address', /control or format characters/],
-    ['a right-to-left override in an email handle', `ada\u202e${unique()}@example.com`, 'email_address', /control or format characters/],
-    ['Latin mixed with a Cyrillic а in one label', `p\u0430ypal${unique()}@example.com`, 'email_address', /mix scripts/],
-    ['an A-label domain that decodes to mixed scripts', `ada${unique()}@xn--pypal-4ve.com`, 'email_address', /mix scripts/],
-    ['a phone number that is not E.164 (national 00 prefix)', '0041446681800', 'phone_number', /E\.164/],
-    ['a phone number with spaces', '+1 415 555 0100', 'phone_number', /E\.164/],
-  ] as [string, string, string, RegExp][]).map(([request, value, type, rule]): SecurityRow => ({
-    request: `POST /persons with ${request}`,
-    expect: '400 INVALID_FIELD naming body.handles[0].value and the rule; nothing stored',
-    async check(s) {
-      const before = (await s.t.call('GET', '/persons?limit=1', { as: s.org })).body.meta.cursor_pagination.total_count as number;
-      const response = await createWith(s, value, type);
-      assert.deepEqual([response.status, errorCodes(response.body)], [400, ['INVALID_FIELD']]);
-      assert.match(response.body.errors[0].message, /^body\.handles\[0\]\.value: /);
-      assert.match(response.body.errors[0].message, rule);
-      assert.equal((await s.t.call('GET', '/persons?limit=1', { as: s.org })).body.meta.cursor_pagination.total_count, before);
-    },
-  })),
+  ...(
+    [
+      ['a zero-width space in an email handle', `ada\u200b${unique()}@example.com`, 'email_address', /control or format characters/],
+      ['a right-to-left override in an email handle', `ada\u202e${unique()}@example.com`, 'email_address', /control or format characters/],
+      ['Latin mixed with a Cyrillic а in one label', `p\u0430ypal${unique()}@example.com`, 'email_address', /mix scripts/],
+      ['an A-label domain that decodes to mixed scripts', `ada${unique()}@xn--pypal-4ve.com`, 'email_address', /mix scripts/],
+      ['a phone number that is not E.164 (national 00 prefix)', '0041446681800', 'phone_number', /E\.164/],
+      ['a phone number with spaces', '+1 415 555 0100', 'phone_number', /E\.164/],
+    ] as [string, string, string, RegExp][]
+  ).map(
+    ([request, value, type, rule]): SecurityRow => ({
+      request: `POST /persons with ${request}`,
+      expect: '400 INVALID_FIELD naming body.handles[0].value and the rule; nothing stored',
+      async check(s) {
+        const before = (await s.t.call('GET', '/persons?limit=1', { as: s.org })).body.meta.cursor_pagination.total_count as number;
+        const response = await createWith(s, value, type);
+        assert.deepEqual([response.status, errorCodes(response.body)], [400, ['INVALID_FIELD']]);
+        assert.match(response.body.errors[0].message, /^body\.handles\[0\]\.value: /);
+        assert.match(response.body.errors[0].message, rule);
+        assert.equal((await s.t.call('GET', '/persons?limit=1', { as: s.org })).body.meta.cursor_pagination.total_count, before);
+      },
+    }),
+  ),
 ];

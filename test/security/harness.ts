@@ -1,15 +1,15 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { pino } from 'pino';
-import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { fileKey } from '../../src/gateway/config/config-error.ts';
-import { startGateway, type RunningGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
+import { type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
 import type { Backend } from '../helpers/backends.ts';
+import { type ClientCredentials, createPerson, JWT_TYPE, mintPersonToken, registerClient } from '../helpers/oauth.ts';
+import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
-import { createPerson, mintPersonToken, registerClient, JWT_TYPE, type ClientCredentials } from '../helpers/oauth.ts';
-import { faultableDatabase, type FaultableDatabase } from '../store/revocation-fault.ts';
+import { type FaultableDatabase, faultableDatabase } from '../store/revocation-fault.ts';
 
 /** Counts what reaches the service, so a test can show the gateway never asked it. */
 export interface CountingRelay {
@@ -32,10 +32,11 @@ async function startRelay(target: string): Promise<CountingRelay> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   relay.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  relay.close = () => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  relay.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return relay;
 }
 
@@ -83,13 +84,30 @@ export async function startSecurityStack(backend: Backend): Promise<SecurityStac
 
   const gateway = async (subject: 'header' | 'cookie', onByDefault: boolean, extra: Record<string, unknown> = {}) => {
     const parameters = {
-      service_base_url: relay.url, actor_mode: 'oauth_client', oauth_client_id: client.id, oauth_client_secret: client.secret, requested_token_type: JWT_TYPE,
+      service_base_url: relay.url,
+      actor_mode: 'oauth_client',
+      oauth_client_id: client.id,
+      oauth_client_secret: client.secret,
+      requested_token_type: JWT_TYPE,
       ...(subject === 'header' ? { subject_header_with_token: 'Authorization' } : { subject_cookie_with_token: 'session' }),
     };
     const urls = onByDefault
       ? [{ pattern: '*/open/*', target: upstream.url, plugins: { tx: { enabled: false } } }]
-      : [{ pattern: '*/api/*', target: upstream.url, plugins: { tx: { enabled: true } } }, { pattern: 'secure.example.com/*', target: upstream.url, plugins: { tx: { enabled: true } } }];
-    const config = readGatewayConfig({ port: 0, admin_port: 0, default_target: upstream.url, urls, plugins: [{ type: 'token-exchange', id: 'tx', enabled: onByDefault, parameters }], ...extra }, fileKey);
+      : [
+          { pattern: '*/api/*', target: upstream.url, plugins: { tx: { enabled: true } } },
+          { pattern: 'secure.example.com/*', target: upstream.url, plugins: { tx: { enabled: true } } },
+        ];
+    const config = readGatewayConfig(
+      {
+        port: 0,
+        admin_port: 0,
+        default_target: upstream.url,
+        urls,
+        plugins: [{ type: 'token-exchange', id: 'tx', enabled: onByDefault, parameters }],
+        ...extra,
+      },
+      fileKey,
+    );
     const plugin = config.plugins[0]!;
     const running = await startGateway(config, [tokenExchangePlugin(plugin.id, plugin.enabled, plugin.params, { now: () => clock.now })], silent);
     started.push(running);
@@ -103,7 +121,15 @@ export async function startSecurityStack(backend: Backend): Promise<SecurityStac
     'cookie, off except /api/*': await gateway('cookie', false),
   };
   return {
-    backend: backend.name, t, database, org, client, relay, upstream, gateways, clock,
+    backend: backend.name,
+    t,
+    database,
+    org,
+    client,
+    relay,
+    upstream,
+    gateways,
+    clock,
     trusting: await gateway('header', true, { trusted_proxies: ['127.0.0.0/8', '::1'] }),
     limited: await gateway('header', true, { headers_timeout: '300ms', body_timeout: '300ms', max_headers: 20, max_body_size: '1k' }),
     async person() {

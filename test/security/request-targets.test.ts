@@ -1,8 +1,8 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { claims } from '../helpers/oauth.ts';
-import { ARRANGEMENTS, head, hostOf, sendRaw, startSecurityStack, type Arrangement, type SecurityStack } from './harness.ts';
+import { ARRANGEMENTS, type Arrangement, head, hostOf, type SecurityStack, sendRaw, startSecurityStack } from './harness.ts';
 
 /**
  * Request-targets that try to reach /api (where the plugin runs) through a rule for /open
@@ -83,7 +83,9 @@ for (const backend of backends()) {
         it(`${arrangement}: ${rawTarget} → ${outcome === 400 ? '400, nothing forwarded' : `forwarded as ${outcome}`}`, async () => {
           const gateway = stack.gateways[arrangement];
           const target = rawTarget.replace('HOST', hostOf(gateway.url));
-          const credential: [string, string] = cookieArrangement(arrangement) ? ['Cookie', `theme=dark; session=${token}`] : ['Authorization', `Bearer ${token}`];
+          const credential: [string, string] = cookieArrangement(arrangement)
+            ? ['Cookie', `theme=dark; session=${token}`]
+            : ['Authorization', `Bearer ${token}`];
           const before = stack.upstream.requests.length;
           const response = await sendRaw(gateway.url, head('GET', target, [['Host', hostOf(gateway.url)], credential]));
           if (outcome === 400) {
@@ -97,7 +99,7 @@ for (const backend of backends()) {
           assert.equal(seen.headers.host, hostOf(stack.upstream.url), 'the upstream Host comes from the route');
           // Upstreams that ignore case (Express, ASP.NET Core, IIS) serve /API/x as /api/x.
           if (outcome.toLowerCase().startsWith('/api/')) {
-            assert.ok(!seen.rawHeaders.join('\n').includes(token), 'the caller\'s token did not reach a protected path');
+            assert.ok(!seen.rawHeaders.join('\n').includes(token), "the caller's token did not reach a protected path");
             assert.equal(claims(seen.headers.authorization!.slice('Bearer '.length)).act.sub, stack.client.id, 'the delegated token went instead');
           }
         });
@@ -114,14 +116,23 @@ for (const backend of backends()) {
     });
 
     for (const [name, headers] of [
-      ['two Host headers', [['Host', 'secure.example.com'], ['Host', 'other.example']]],
+      [
+        'two Host headers',
+        [
+          ['Host', 'secure.example.com'],
+          ['Host', 'other.example'],
+        ],
+      ],
       ['a Host that is not host[:port]', [['Host', 'a/b']]],
       ['an absolute-form target with another Host', [['Host', 'secure.example.com']]],
     ] as [string, [string, string][]][]) {
       it(`refuses ${name} with 400 and forwards nothing`, async () => {
         const before = stack.upstream.requests.length;
         const target = name.startsWith('an absolute') ? 'http://open.example/api/x' : '/api/x';
-        const response = await sendRaw(stack.gateways['header, off except /api/*'].url, head('GET', target, [...headers, ['Authorization', `Bearer ${token}`]]));
+        const response = await sendRaw(
+          stack.gateways['header, off except /api/*'].url,
+          head('GET', target, [...headers, ['Authorization', `Bearer ${token}`]]),
+        );
         assert.equal(response.status, 400, response.body);
         assert.equal(stack.upstream.requests.length, before);
       });

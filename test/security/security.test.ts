@@ -1,10 +1,10 @@
-import { describe, it, before, after } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { startSecurityStack, type SecurityStack } from './harness.ts';
-import { gatewayRows } from './gateway.rows.ts';
 import { apiRows } from './api.rows.ts';
-import { tokenEndpointRows } from './token-endpoint.rows.ts';
+import { gatewayRows } from './gateway.rows.ts';
+import { type SecurityStack, startSecurityStack } from './harness.ts';
 import type { SecurityRow } from './rows.ts';
+import { tokenEndpointRows } from './token-endpoint.rows.ts';
 
 /** Every case of the security review, by area; a new finding is a new row in its table. */
 const TABLES: [string, SecurityRow[]][] = [

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { startJwksServer } from '../helpers/jwks-server.ts';
 import {
-  ACCESS_TOKEN_TYPE, EXCHANGE, JWT_TYPE, closedPortUrl, forgeServiceJwt, introspect, oauthPost, registerClient, serviceSigningKey, token, type OAuthResponse,
+  ACCESS_TOKEN_TYPE,
+  closedPortUrl,
+  EXCHANGE,
+  forgeServiceJwt,
+  introspect,
+  JWT_TYPE,
+  type OAuthResponse,
+  oauthPost,
+  registerClient,
+  serviceSigningKey,
+  token,
 } from '../helpers/oauth.ts';
 import type { SecurityStack } from './harness.ts';
 import type { SecurityRow } from './rows.ts';
@@ -31,18 +41,24 @@ const claimRows: [string, Record<string, unknown>, RegExp][] = [
   ['act as a string', { act: 'per_someone' }, /^subject_token has a malformed claim: "act" must be an object/],
   ['act without a string sub', { act: { sub: 42 } }, /^subject_token has a malformed claim: "act" must name its actor/],
   ['act with extra members', { act: { sub: 'cli_x', scope: 'admin' } }, /^subject_token has a malformed claim: "act" may hold only/],
-  ['act nested 11 deep', { act: Array.from({ length: 11 }).reduce<unknown>((inner) => ({ sub: 'cli_x', ...(inner ? { act: inner } : {}) }), undefined) }, /nests more than 10 actors/],
+  [
+    'act nested 11 deep',
+    { act: Array.from({ length: 11 }).reduce<unknown>((inner) => ({ sub: 'cli_x', ...(inner ? { act: inner } : {}) }), undefined) },
+    /nests more than 10 actors/,
+  ],
   ['may_act with extra members', { may_act: { sub: 'cli_x', admin: true } }, /^subject_token has a malformed claim: "may_act"/],
 ];
 
 export const tokenEndpointRows: SecurityRow[] = [
-  ...claimRows.map(([name, claims, description]): SecurityRow => ({
-    request: `token exchange with a person JWT subject whose ${name} (signed with the service's own key)`,
-    expect: `400 invalid_request, ${description.source}; nothing issued`,
-    async check(s) {
-      refused(await exchange(s, await forged(s, claims)), 400, 'invalid_request', description);
-    },
-  })),
+  ...claimRows.map(
+    ([name, claims, description]): SecurityRow => ({
+      request: `token exchange with a person JWT subject whose ${name} (signed with the service's own key)`,
+      expect: `400 invalid_request, ${description.source}; nothing issued`,
+      async check(s) {
+        refused(await exchange(s, await forged(s, claims)), 400, 'invalid_request', description);
+      },
+    }),
+  ),
   {
     request: 'the JWT form of a client_credentials token as subject, presented by another client',
     expect: '400 invalid_request "subject_token was issued to another client" — bound to its client, as the opaque form is',
@@ -59,7 +75,13 @@ export const tokenEndpointRows: SecurityRow[] = [
     expect: '401 invalid_client "subject_token is bound to a client"',
     async check(s) {
       const own = (await token(s.t, { grant_type: 'client_credentials' }, s.client)).body.access_token as string;
-      const clientless = await token(s.t, { grant_type: EXCHANGE, subject_token: own, subject_token_type: ACCESS_TOKEN_TYPE, actor_token: (await s.person()).token, actor_token_type: JWT_TYPE });
+      const clientless = await token(s.t, {
+        grant_type: EXCHANGE,
+        subject_token: own,
+        subject_token_type: ACCESS_TOKEN_TYPE,
+        actor_token: (await s.person()).token,
+        actor_token_type: JWT_TYPE,
+      });
       refused(clientless, 401, 'invalid_client', /^subject_token is bound to a client/);
     },
   },
@@ -73,7 +95,7 @@ export const tokenEndpointRows: SecurityRow[] = [
     },
   },
   {
-    request: 'a JWT-SVID actor whose trust domain\'s JWKS cannot be fetched (closed port)',
+    request: "a JWT-SVID actor whose trust domain's JWKS cannot be fetched (closed port)",
     expect: '503 temporarily_unavailable with Retry-After; an SVID its JWKS does not validate stays 400',
     async check(s) {
       const jwks = await startJwksServer();
@@ -81,7 +103,10 @@ export const tokenEndpointRows: SecurityRow[] = [
       try {
         const config = await s.t.call('PATCH', '/organizations/config', {
           as: s.org,
-          body: { svid_jwks_urls: { 'down.example': await closedPortUrl(), 'example.org': jwks.url }, allowed_spiffe_ids: ['spiffe://down.example/gw', 'spiffe://example.org/gw'] },
+          body: {
+            svid_jwks_urls: { 'down.example': await closedPortUrl(), 'example.org': jwks.url },
+            allowed_spiffe_ids: ['spiffe://down.example/gw', 'spiffe://example.org/gw'],
+          },
         });
         assert.equal(config.status, 200, JSON.stringify(config.body));
         const aud = [`${s.t.service.issuer}/oauth2/tokens`];
@@ -89,7 +114,10 @@ export const tokenEndpointRows: SecurityRow[] = [
         const down = await exchange(s, subject, { actor_token: await jwks.svid({ sub: 'spiffe://down.example/gw', aud }), actor_token_type: JWT_TYPE });
         refused(down, 503, 'temporarily_unavailable', /^actor_token: the JWT-SVID's trust domain key set is unavailable/);
         assert.ok(Number(down.headers.get('retry-after')) > 0);
-        const forgedSvid = await exchange(s, subject, { actor_token: await impostor.svid({ sub: 'spiffe://example.org/gw', aud }), actor_token_type: JWT_TYPE });
+        const forgedSvid = await exchange(s, subject, {
+          actor_token: await impostor.svid({ sub: 'spiffe://example.org/gw', aud }),
+          actor_token_type: JWT_TYPE,
+        });
         refused(forgedSvid, 400, 'invalid_request', /^actor_token: the JWT-SVID's signature does not verify/);
       } finally {
         await Promise.all([jwks.close(), impostor.close()]);
@@ -108,7 +136,7 @@ export const tokenEndpointRows: SecurityRow[] = [
     },
   },
   {
-    request: 'POST /oauth2/tokens/introspect with an organisation\'s integration key',
+    request: "POST /oauth2/tokens/introspect with an organisation's integration key",
     expect: '401 invalid_client "an integration key may not use this operation"',
     async check(s) {
       const key = await s.t.call('POST', '/organizations/api-keys', { as: s.org, body: { name: `integration-${Date.now()}`, kind: 'integration' } });

@@ -1,12 +1,12 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { openStore } from '../../src/store/open-store.ts';
-import type { Store } from '../../src/store/store.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { backends, type Backend } from '../helpers/backends.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { type Backend, backends } from '../helpers/backends.ts';
 import { TEST_SECRET } from '../helpers/service.ts';
 
 /** A moment far from the wall clock, so an event stamped by Date.now() cannot pass by luck. */
@@ -44,24 +44,43 @@ for (const backend of backends()) {
       const { org, apiKey } = await createOrganization(store, `org-${FROZEN}-${backend.name}`);
       const headers = { 'service-orgid': org.id, 'service-api-key': apiKey };
       const registered = await app.inject({
-        method: 'POST', url: '/oauth2/clients', headers,
+        method: 'POST',
+        url: '/oauth2/clients',
+        headers,
         payload: { client_name: 'gateway', grant_types: ['client_credentials'], scopes: ['orders:read'] },
       });
       assert.equal(registered.statusCode, 201, registered.body);
       const { client_id: clientId, client_secret: clientSecret } = registered.json().result;
       const form = { 'content-type': 'application/x-www-form-urlencoded' };
-      const granted = await app.inject({ method: 'POST', url: '/oauth2/tokens', headers: { ...form, authorization: basic(clientId, clientSecret) }, payload: 'grant_type=client_credentials' });
+      const granted = await app.inject({
+        method: 'POST',
+        url: '/oauth2/tokens',
+        headers: { ...form, authorization: basic(clientId, clientSecret) },
+        payload: 'grant_type=client_credentials',
+      });
       assert.equal(granted.statusCode, 200, granted.body);
-      const refused = await app.inject({ method: 'POST', url: '/oauth2/tokens', headers: { ...form, authorization: basic(clientId, 'wrong') }, payload: 'grant_type=client_credentials' });
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/oauth2/tokens',
+        headers: { ...form, authorization: basic(clientId, 'wrong') },
+        payload: 'grant_type=client_credentials',
+      });
       assert.equal(refused.statusCode, 401, refused.body);
-      const person = await app.inject({ method: 'POST', url: '/persons', headers, payload: { handles: [{ type: 'email_address', value: 'ada@example.com' }] } });
+      const person = await app.inject({
+        method: 'POST',
+        url: '/persons',
+        headers,
+        payload: { handles: [{ type: 'email_address', value: 'ada@example.com' }] },
+      });
       assert.equal(person.statusCode, 201, person.body);
       const minted = await app.inject({ method: 'POST', url: `/persons/${person.json().result.id}/mint-token`, headers, payload: {} });
       assert.equal(minted.statusCode, 200, minted.body);
 
       const events = (await store.listAuditEvents(org.id, undefined, { position: { kind: 'first' }, limit: 10 })).items;
       assert.deepEqual(events.map((e) => [e.type, e.data.result ?? null]).sort(), [
-        ['person.token_minted', null], ['token.client_credentials', 'granted'], ['token.client_credentials', 'refused'],
+        ['person.token_minted', null],
+        ['token.client_credentials', 'granted'],
+        ['token.client_credentials', 'refused'],
       ]);
       for (const event of events) {
         assert.equal(event.occurredAt, FROZEN, `${event.type}: occurred_at`);

@@ -1,9 +1,9 @@
-import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { newId } from '../../src/crypto/ids.ts';
 import type { ClientStore } from '../../src/store/clients/store.ts';
 import type { OrganizationStore } from '../../src/store/organizations/store.ts';
 import type { TokenStore } from '../../src/store/tokens/store.ts';
-import { newId } from '../../src/crypto/ids.ts';
 import { client, config, contractOnEveryBackend, revokedAt, storedOrg, token } from './contract-harness.ts';
 
 contractOnEveryBackend<ClientStore & OrganizationStore & TokenStore>('OAuth2 client store', (t) => {

@@ -1,8 +1,8 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
 import { openStore } from '../../src/store/open-store.ts';
 import type { StoreConnection } from '../../src/store/store.ts';
 import { backends } from '../helpers/backends.ts';

@@ -1,9 +1,9 @@
-import { describe, before, after } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { newId } from '../../src/crypto/ids.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { newId } from '../../src/crypto/ids.ts';
 import type { ApiKey, OAuthClient, OpaqueToken, Organization, OrganizationConfig, Person, SigningKey } from '../../src/store/types.ts';
-import { backends, type Backend } from '../helpers/backends.ts';
+import { type Backend, backends } from '../helpers/backends.ts';
 
 /**
  * The store contract, one file per module store, each run on every backend over a fresh
@@ -65,15 +65,33 @@ export function signingKey(kid = newId('kid')): SigningKey {
 
 export function token(orgId: string, parentHash: string | null = null): OpaqueToken {
   return {
-    hash: newId('h'), orgId, clientId: null, subject: 'per_x', scope: 'read', audience: ['https://api.example'], resource: [],
-    act: { sub: 'cli_a', act: { sub: 'cli_b' } }, mayAct: { sub: 'cli_a' }, parentHash, issuedAt: 1_000, expiresAt: 2_000, revokedAt: null,
+    hash: newId('h'),
+    orgId,
+    clientId: null,
+    subject: 'per_x',
+    scope: 'read',
+    audience: ['https://api.example'],
+    resource: [],
+    act: { sub: 'cli_a', act: { sub: 'cli_b' } },
+    mayAct: { sub: 'cli_a' },
+    parentHash,
+    issuedAt: 1_000,
+    expiresAt: 2_000,
+    revokedAt: null,
   };
 }
 
 export function client(orgId: string): OAuthClient {
   return {
-    id: newId('cli'), orgId, name: 'gateway', scopes: ['read', 'write'], grantTypes: ['client_credentials'],
-    accessTokenDuration: 600, accessTokenFormat: 'opaque', secretHash: newId('hash'), createdAt: Date.now(),
+    id: newId('cli'),
+    orgId,
+    name: 'gateway',
+    scopes: ['read', 'write'],
+    grantTypes: ['client_credentials'],
+    accessTokenDuration: 600,
+    accessTokenFormat: 'opaque',
+    secretHash: newId('hash'),
+    createdAt: Date.now(),
   };
 }
 

@@ -1,18 +1,29 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { newId } from '../../src/crypto/ids.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { newId } from '../../src/crypto/ids.ts';
 import type { OAuthClient, OpaqueToken, Person } from '../../src/store/types.ts';
 import { backends } from '../helpers/backends.ts';
-import { faultableDatabase, INJECTED_FAULT, type FaultableDatabase } from './revocation-fault.ts';
+import { type FaultableDatabase, faultableDatabase, INJECTED_FAULT } from './revocation-fault.ts';
 
 const config = { token_lifetime_ceiling: 3600, svid_jwks_urls: {}, allowed_spiffe_ids: [], email_sender: null };
 
 function token(orgId: string, party: { subject?: string; clientId?: string }, parentHash: string | null = null): OpaqueToken {
   return {
-    hash: newId('h'), orgId, clientId: party.clientId ?? 'cli_gateway', subject: party.subject ?? 'per_someone', scope: '', audience: [], resource: [],
-    act: null, mayAct: null, parentHash, issuedAt: 1_000, expiresAt: 9_000_000_000_000, revokedAt: null,
+    hash: newId('h'),
+    orgId,
+    clientId: party.clientId ?? 'cli_gateway',
+    subject: party.subject ?? 'per_someone',
+    scope: '',
+    audience: [],
+    resource: [],
+    act: null,
+    mayAct: null,
+    parentHash,
+    issuedAt: 1_000,
+    expiresAt: 9_000_000_000_000,
+    revokedAt: null,
   };
 }
 
@@ -26,9 +37,17 @@ for (const backend of backends()) {
       database = await faultableDatabase(backend);
       store = (await openStore(database.url)).store;
       orgId = newId('org');
-      await store.createOrganization({ id: orgId, name: orgId, config, createdAt: 1 }, {
-        id: newId('key'), orgId, name: 'first', kind: 'admin', secretHash: newId('hash'), createdAt: 1,
-      });
+      await store.createOrganization(
+        { id: orgId, name: orgId, config, createdAt: 1 },
+        {
+          id: newId('key'),
+          orgId,
+          name: 'first',
+          kind: 'admin',
+          secretHash: newId('hash'),
+          createdAt: 1,
+        },
+      );
     });
     after(async () => {
       await store.close();
@@ -44,7 +63,12 @@ for (const backend of backends()) {
 
     it('regression: a fault between delete and revoke left live tokens for a deleted person', async () => {
       const person: Person = {
-        id: newId('per'), orgId, handles: [{ type: 'email_address', value: `${newId('p')}@example.com` }], roles: [], console: false, createdAt: 1,
+        id: newId('per'),
+        orgId,
+        handles: [{ type: 'email_address', value: `${newId('p')}@example.com` }],
+        roles: [],
+        console: false,
+        createdAt: 1,
       };
       await store.createPerson(person);
       const own = token(orgId, { subject: person.id });
@@ -68,8 +92,15 @@ for (const backend of backends()) {
 
     it('regression: a fault between delete and revoke left live tokens for a deleted client', async () => {
       const client: OAuthClient = {
-        id: newId('cli'), orgId, name: 'gateway', scopes: [], grantTypes: ['client_credentials'],
-        accessTokenDuration: 600, accessTokenFormat: 'opaque', secretHash: newId('hash'), createdAt: 1,
+        id: newId('cli'),
+        orgId,
+        name: 'gateway',
+        scopes: [],
+        grantTypes: ['client_credentials'],
+        accessTokenDuration: 600,
+        accessTokenFormat: 'opaque',
+        secretHash: newId('hash'),
+        createdAt: 1,
       };
       await store.createClient(client);
       const issued = token(orgId, { clientId: client.id, subject: client.id });

@@ -1,8 +1,8 @@
-import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConflictError } from '../../src/store/store.ts';
-import type { OrganizationStore } from '../../src/store/organizations/store.ts';
+import { it } from 'node:test';
 import { newId } from '../../src/crypto/ids.ts';
+import type { OrganizationStore } from '../../src/store/organizations/store.ts';
+import { ConflictError } from '../../src/store/store.ts';
 import { config, contractOnEveryBackend, key, org } from './contract-harness.ts';
 
 contractOnEveryBackend<OrganizationStore>('Organisation store', (t) => {
@@ -18,9 +18,12 @@ contractOnEveryBackend<OrganizationStore>('Organisation store', (t) => {
     assert.deepEqual((await store.updateOrganizationConfig(o.id, () => changed))?.config, changed);
     assert.deepEqual((await store.getOrganization(o.id))?.config, changed);
     assert.equal(await store.updateOrganizationConfig(newId('org'), () => changed), undefined);
-    await assert.rejects(store.updateOrganizationConfig(o.id, () => {
-      throw new RangeError('refused');
-    }), RangeError);
+    await assert.rejects(
+      store.updateOrganizationConfig(o.id, () => {
+        throw new RangeError('refused');
+      }),
+      RangeError,
+    );
     assert.deepEqual((await store.getOrganization(o.id))?.config, changed, 'a refused update changes nothing');
   });
 
@@ -29,9 +32,14 @@ contractOnEveryBackend<OrganizationStore>('Organisation store', (t) => {
     const o = org();
     await store.createOrganization(o, key(o.id));
     const ids = Array.from({ length: 10 }, (_, i) => `spiffe://example.org/workload-${i}`);
-    await Promise.all(ids.map((id) => store.updateOrganizationConfig(o.id, (current) => ({
-      ...current, allowed_spiffe_ids: [...current.allowed_spiffe_ids, id],
-    }))));
+    await Promise.all(
+      ids.map((id) =>
+        store.updateOrganizationConfig(o.id, (current) => ({
+          ...current,
+          allowed_spiffe_ids: [...current.allowed_spiffe_ids, id],
+        })),
+      ),
+    );
     assert.deepEqual([...(await store.getOrganization(o.id))!.config.allowed_spiffe_ids].sort(), [...ids].sort());
     assert.equal(await store.getOrganization(newId('org')), undefined);
   });
@@ -85,7 +93,10 @@ contractOnEveryBackend<OrganizationStore>('Organisation store', (t) => {
     await store.createOrganization(a, key(a.id));
     const names = ['one', 'two', 'first', 'three', 'four'];
     const results = await Promise.allSettled(names.map((name) => store.createApiKey(key(a.id, name))));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
     assert.ok((results[2] as PromiseRejectedResult).reason instanceof ConflictError);
     const listed = await store.listApiKeys(a.id, { position: { kind: 'first' }, limit: 10 });
     assert.deepEqual(listed.items.map((k) => k.name).sort(), ['first', 'four', 'one', 'three', 'two']);

@@ -1,11 +1,11 @@
-import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConflictError } from '../../src/store/store.ts';
+import { it } from 'node:test';
+import { newId } from '../../src/crypto/ids.ts';
 import type { OrganizationStore } from '../../src/store/organizations/store.ts';
 import type { PersonStore } from '../../src/store/persons/store.ts';
+import { ConflictError } from '../../src/store/store.ts';
 import type { TokenStore } from '../../src/store/tokens/store.ts';
 import type { PagePosition } from '../../src/store/types.ts';
-import { newId } from '../../src/crypto/ids.ts';
 import { contractOnEveryBackend, person, revokedAt, storedOrg, token } from './contract-harness.ts';
 
 contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person store', (t) => {
@@ -36,8 +36,10 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     await store.createPerson(person(b.id, 'ada@example.com')); // other organisation: allowed
     const second = person(a.id, 'grace@example.com');
     second.handles.push({ type: 'email_address', value: 'ada@example.com' });
-    await assert.rejects(store.createPerson(second), (e: unknown) =>
-      e instanceof ConflictError && e.subject === 'person_handle' && e.handle?.value === 'ada@example.com');
+    await assert.rejects(
+      store.createPerson(second),
+      (e: unknown) => e instanceof ConflictError && e.subject === 'person_handle' && e.handle?.value === 'ada@example.com',
+    );
     assert.equal(await store.getPerson(a.id, second.id), undefined);
     assert.equal(await store.findPersonByHandle(a.id, { type: 'email_address', value: 'grace@example.com' }), undefined);
   });
@@ -52,8 +54,10 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     for (const spelling of ['jos\u00e9@example.com', 'JOS\u00c9@EXAMPLE.COM', 'jose\u0301@example.com', 'Jos\u00e9@eXample.com']) {
       assert.equal((await store.findPersonByHandle(a.id, { type: 'email_address', value: spelling }))?.id, p.id, spelling);
     }
-    await assert.rejects(store.createPerson(person(a.id, 'JOS\u00c9@example.com')), (e: unknown) =>
-      e instanceof ConflictError && e.subject === 'person_handle' && e.handle?.value === 'jos\u00e9@example.com');
+    await assert.rejects(
+      store.createPerson(person(a.id, 'JOS\u00c9@example.com')),
+      (e: unknown) => e instanceof ConflictError && e.subject === 'person_handle' && e.handle?.value === 'jos\u00e9@example.com',
+    );
   });
 
   it('lets exactly one of many concurrent creations claim a handle', async () => {
@@ -75,7 +79,10 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     }
     const page = (position: PagePosition) => store.listPersons(a.id, { position, limit: 3 });
     const summary = (p: Awaited<ReturnType<typeof page>>) => ({
-      ids: p.items.map((x) => x.id), hasPrevious: p.hasPrevious, hasNext: p.hasNext, totalCount: p.totalCount,
+      ids: p.items.map((x) => x.id),
+      hasPrevious: p.hasPrevious,
+      hasNext: p.hasNext,
+      totalCount: p.totalCount,
     });
     assert.deepEqual(summary(await page({ kind: 'first' })), { ids: ids.slice(0, 3), hasPrevious: false, hasNext: true, totalCount: 7 });
     assert.deepEqual(summary(await page({ kind: 'after', id: ids[2]! })), { ids: ids.slice(3, 6), hasPrevious: true, hasNext: true, totalCount: undefined });

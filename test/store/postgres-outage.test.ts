@@ -1,6 +1,6 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService } from '../helpers/service.ts';
 
@@ -49,7 +49,11 @@ if (postgres) {
         assert.equal((await t.call('GET', '/persons', { as: org })).status, 200);
 
         await relay.down();
-        for (const [method, path, body] of [['GET', '/persons', undefined], ['POST', '/persons', { handles: [{ type: 'email_address', value: 'lost@example.com' }] }], ['GET', '/healthz', undefined]] as const) {
+        for (const [method, path, body] of [
+          ['GET', '/persons', undefined],
+          ['POST', '/persons', { handles: [{ type: 'email_address', value: 'lost@example.com' }] }],
+          ['GET', '/healthz', undefined],
+        ] as const) {
           const response = await t.call(method, path, { as: org, body });
           assert.equal(response.status, 503, `${method} ${path}`);
           assert.deepEqual(errorCodes(response.body), ['STORAGE_UNAVAILABLE']);

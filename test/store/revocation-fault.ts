@@ -1,8 +1,8 @@
-import pg from 'pg';
-import { DatabaseSync } from 'node:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
 import type { Backend } from '../helpers/backends.ts';
 
 /**
@@ -45,7 +45,8 @@ function sqliteFile(): Omit<FaultableDatabase, 'asBackend'> {
   };
   return {
     url: `sqlite:${file}`,
-    breakRevocation: () => exec(`CREATE TRIGGER injected_revoke_fault BEFORE UPDATE OF revoked_at ON tokens
+    breakRevocation: () =>
+      exec(`CREATE TRIGGER injected_revoke_fault BEFORE UPDATE OF revoked_at ON tokens
       BEGIN SELECT RAISE(ABORT, '${INJECTED_FAULT}'); END`),
     mendRevocation: () => exec('DROP TRIGGER injected_revoke_fault'),
     drop: async () => rmSync(directory, { recursive: true, force: true }),
@@ -67,7 +68,8 @@ async function postgresSchema(backend: Backend): Promise<Omit<FaultableDatabase,
   };
   return {
     url,
-    breakRevocation: () => exec(`
+    breakRevocation: () =>
+      exec(`
       CREATE FUNCTION injected_revoke_fault() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN RAISE EXCEPTION '${INJECTED_FAULT}'; END $$;
       CREATE TRIGGER injected_revoke_fault BEFORE UPDATE OF revoked_at ON tokens

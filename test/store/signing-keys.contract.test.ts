@@ -1,5 +1,5 @@
-import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import { it } from 'node:test';
 import type { SigningKeyStore } from '../../src/store/signing-keys/store.ts';
 import { contractOnEveryBackend, signingKey } from './contract-harness.ts';
 
@@ -12,7 +12,13 @@ contractOnEveryBackend<SigningKeyStore>('Signing key store', (t) => {
     const next = signingKey();
     await store.rotateSigningKey(next, 5_000);
     const keys = await store.listSigningKeys();
-    assert.deepEqual(keys.map((k) => [k.kid, k.status, k.retiredAt]), [[next.kid, 'active', null], [winners[0]!.kid, 'retired', 5_000]]);
+    assert.deepEqual(
+      keys.map((k) => [k.kid, k.status, k.retiredAt]),
+      [
+        [next.kid, 'active', null],
+        [winners[0]!.kid, 'retired', 5_000],
+      ],
+    );
     assert.deepEqual(keys[0], next);
   });
 });

@@ -1,12 +1,12 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DatabaseSync } from 'node:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, it } from 'node:test';
+import { organizationConfigDefaults } from '../../src/config/defaults.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { StorageUnavailableError } from '../../src/store/store.ts';
-import { organizationConfigDefaults } from '../../src/config/defaults.ts';
 
 describe('SQLite locked by another process', () => {
   it('answers writes as unavailable after a bounded wait, then recovers (regression: was a 500 after 5 s)', async () => {

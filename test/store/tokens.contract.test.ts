@@ -1,5 +1,5 @@
-import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import { it } from 'node:test';
 import type { OrganizationStore } from '../../src/store/organizations/store.ts';
 import type { TokenStore } from '../../src/store/tokens/store.ts';
 import { contractOnEveryBackend, storedOrg, token } from './contract-harness.ts';

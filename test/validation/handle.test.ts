@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalHandle, handleProblem } from '../../src/validation/handle.ts';
+import { describe, it } from 'node:test';
 import { canonicalEmailAddress, isEmailAddress } from '../../src/validation/email.ts';
+import { canonicalHandle, handleProblem } from '../../src/validation/handle.ts';
 
 const email = (value: string) => ({ type: 'email_address' as const, value });
 const phone = (value: string) => ({ type: 'phone_number' as const, value });
@@ -34,12 +34,22 @@ describe('Canonical handles', () => {
 
 describe('Handle rules', () => {
   it('accepts ordinary and internationalised addresses', () => {
-    for (const value of ['ada@example.com', 'Jos\u00e9@example.com', '\u0438\u0432\u0430\u043d@example.com', 'tanaka\u7530\u4e2d@example.jp', 'a.b+tag@sub.example.org', 'ada@xn--bcher-kva.example']) {
+    for (const value of [
+      'ada@example.com',
+      'Jos\u00e9@example.com',
+      '\u0438\u0432\u0430\u043d@example.com',
+      'tanaka\u7530\u4e2d@example.jp',
+      'a.b+tag@sub.example.org',
+      'ada@xn--bcher-kva.example',
+    ]) {
       assert.equal(problemOf(email(value)), undefined, value);
     }
   });
 
-  const invisible = [0x00, 0x09, 0x7f, 0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xfeff, 0xad];
+  const invisible = [
+    0x00, 0x09, 0x7f, 0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xfeff,
+    0xad,
+  ];
   for (const cp of invisible) {
     const name = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
     it(`refuses ${name} in an address or a phone number, naming it`, () => {
@@ -50,8 +60,16 @@ describe('Handle rules', () => {
   }
 
   it('refuses unassigned, private-use and unpaired surrogate code points', () => {
-    for (const [char, name] of [['\ue000', 'U+E000'], ['\ud800', 'U+D800'], ['\u{10ffff}', 'U+10FFFF'], ['\u0378', 'U+0378']]) {
-      assert.equal(problemOf(email(`a${char}@example.com`)), `must contain only assigned Unicode characters, no private-use code points or unpaired surrogates (found ${name})`);
+    for (const [char, name] of [
+      ['\ue000', 'U+E000'],
+      ['\ud800', 'U+D800'],
+      ['\u{10ffff}', 'U+10FFFF'],
+      ['\u0378', 'U+0378'],
+    ]) {
+      assert.equal(
+        problemOf(email(`a${char}@example.com`)),
+        `must contain only assigned Unicode characters, no private-use code points or unpaired surrogates (found ${name})`,
+      );
     }
   });
 

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { mixedScripts, scriptsOf } from '../../src/validation/mixed-scripts.ts';
 import { unicodeScripts } from '../../src/validation/unicode-scripts.ts';
 
@@ -17,7 +17,7 @@ describe('Mixed scripts within a label (UTS #39 "Highly Restrictive")', () => {
     ['Latin with Han and Bopomofo', 'abc注音ㄅㄆ'],
     ['Latin with Han and Hangul', 'kim김金'],
     ['the prolonged sound mark (Hiragana and Katakana) with either', 'ーか'],
-    ['a whole-script look-alike (all Cyrillic): out of this rule\'s reach', 'аррӏе'],
+    ["a whole-script look-alike (all Cyrillic): out of this rule's reach", 'аррӏе'],
     ['no letters at all', '12345'],
     ['empty', ''],
   ];
@@ -46,7 +46,7 @@ describe('Mixed scripts within a label (UTS #39 "Highly Restrictive")', () => {
     assert.ok(mixedScripts('\u0430\u0431\u0432\u3001')?.includes('Cyrillic'));
   });
 
-  it('tells a character\'s scripts', () => {
+  it("tells a character's scripts", () => {
     assert.deepEqual(scriptsOf('a'), ['Latin']);
     assert.deepEqual(scriptsOf('\u0430'), ['Cyrillic']);
     assert.deepEqual(scriptsOf('7'), ['Common']);

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { GatewayConfigError, envKey, type KeyNamer } from './config-error.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from '../plugins/token-exchange/schema.ts';
+import { envKey, GatewayConfigError, type KeyNamer } from './config-error.ts';
 import { parseDuration } from './duration.ts';
-import { readRequestPolicy, REQUEST_POLICY_KEYS, type RequestPolicy } from './request-policy.ts';
 import { mergeSources } from './merge-sources.ts';
+import { REQUEST_POLICY_KEYS, type RequestPolicy, readRequestPolicy } from './request-policy.ts';
 
 export interface PluginConfig {
   /** Lower-cased; unique. */
@@ -64,7 +64,8 @@ export function environmentTree(env: Record<string, string | undefined>, unknown
     let m: RegExpExecArray | null;
     if (TOP_LEVEL_KEYS.includes(rest.toLowerCase() as never)) tree[rest.toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_(PATTERN|TARGET)$/.exec(rest))) entry('urls', Number(m[1]))[m[2]!.toLowerCase()] = value;
-    else if ((m = /^URLS_(\d+)_PLUGINS_(.+)_ENABLED$/.exec(rest))) ((entry('urls', Number(m[1])).plugins ??= {}) as Tree)[m[2]!.toLowerCase()] = { enabled: value };
+    else if ((m = /^URLS_(\d+)_PLUGINS_(.+)_ENABLED$/.exec(rest)))
+      ((entry('urls', Number(m[1])).plugins ??= {}) as Tree)[m[2]!.toLowerCase()] = { enabled: value };
     else if ((m = /^PLUGINS_(\d+)_(TYPE|ID|ENABLED)$/.exec(rest))) entry('plugins', Number(m[1]))[m[2]!.toLowerCase()] = value;
     else if ((m = /^PLUGINS_(\d+)_PARAMETERS_(.+)$/.exec(rest))) {
       const params = (entry('plugins', Number(m[1])).parameters ??= {}) as Tree;
@@ -98,7 +99,10 @@ export function fileTree(path: string): Tree {
  * twelve-factor service, so one file can serve several deployments that differ by a variable.
  * `unknownVariables` lists the `GATEWAY_*` names that fit no setting.
  */
-export function loadGatewaySetup(options: { env?: Record<string, string | undefined>; file?: string } = {}): { config: GatewayConfig; unknownVariables: string[] } {
+export function loadGatewaySetup(options: { env?: Record<string, string | undefined>; file?: string } = {}): {
+  config: GatewayConfig;
+  unknownVariables: string[];
+} {
   const unknownVariables: string[] = [];
   const fromEnv = environmentTree(options.env ?? process.env, unknownVariables);
   if (!options.file) return { config: readGatewayConfig(fromEnv, envKey), unknownVariables };
@@ -114,7 +118,10 @@ export function loadGatewayConfig(options: { env?: Record<string, string | undef
 function numbered(value: unknown, name: string): [number, unknown][] {
   if (value === undefined) return [];
   if (Array.isArray(value)) return value.map((item, n) => [n, item]);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).map(([n, item]) => [Number(n), item] as [number, unknown]).sort((a, b) => a[0] - b[0]);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value)
+      .map(([n, item]) => [Number(n), item] as [number, unknown])
+      .sort((a, b) => a[0] - b[0]);
   throw new GatewayConfigError(name, 'must be a list');
 }
 
@@ -124,7 +131,8 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   }
   const port = readPort(tree.port, gatewayDefaults.port, key(['port']));
   const adminPort = readPort(tree.admin_port, gatewayDefaults.adminPort, key(['admin_port']));
-  if (port === adminPort && port !== 0) throw new GatewayConfigError(key(['admin_port']), 'must differ from port: the admin endpoints never share the proxy port');
+  if (port === adminPort && port !== 0)
+    throw new GatewayConfigError(key(['admin_port']), 'must differ from port: the admin endpoints never share the proxy port');
   const host = tree.host === undefined ? gatewayDefaults.host : String(tree.host);
   const upstreamTimeoutMs = tree.upstream_timeout === undefined ? gatewayDefaults.upstreamTimeoutMs : parseDuration(String(tree.upstream_timeout));
   if (upstreamTimeoutMs === undefined) throw new GatewayConfigError(key(['upstream_timeout']), 'must be a duration such as 500ms, 5s or 1m');
@@ -135,14 +143,20 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   for (const [n, raw] of numbered(tree.plugins, key(['plugins']))) {
     const entry = objectAt(raw, key(['plugins', n]));
     for (const name of Object.keys(entry)) {
-      if (!['type', 'id', 'enabled', 'parameters'].includes(name)) throw new GatewayConfigError(key(['plugins', n, name]), 'is not a plugin setting (type, id, enabled, parameters)');
+      if (!['type', 'id', 'enabled', 'parameters'].includes(name))
+        throw new GatewayConfigError(key(['plugins', n, name]), 'is not a plugin setting (type, id, enabled, parameters)');
     }
     if (entry.type !== 'token-exchange') throw new GatewayConfigError(key(['plugins', n, 'type']), 'must be token-exchange');
     const id = String(entry.id ?? `token-exchange-${n}`).toLowerCase();
     if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(id)) throw new GatewayConfigError(key(['plugins', n, 'id']), 'must be letters, digits, "-" or "_"');
-    if (plugins.some((p) => p.id === id)) throw new GatewayConfigError(key(['plugins', n, 'id']), `repeats the id "${id}" (ids are case-insensitive and unique)`);
+    if (plugins.some((p) => p.id === id))
+      throw new GatewayConfigError(key(['plugins', n, 'id']), `repeats the id "${id}" (ids are case-insensitive and unique)`);
     const enabled = readBoolean(entry.enabled, true, key(['plugins', n, 'enabled']));
-    const keys = { entry: key(['plugins', n]), clientId: key(['plugins', n, 'parameters', 'oauth_client_id']), clientSecret: key(['plugins', n, 'parameters', 'oauth_client_secret']) };
+    const keys = {
+      entry: key(['plugins', n]),
+      clientId: key(['plugins', n, 'parameters', 'oauth_client_id']),
+      clientSecret: key(['plugins', n, 'parameters', 'oauth_client_secret']),
+    };
     plugins.push({ id, type: 'token-exchange', enabled, params: readTokenExchangeParams(entry.parameters ?? {}, ['plugins', n, 'parameters'], key), keys });
   }
 
@@ -150,12 +164,14 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   for (const [i, raw] of numbered(tree.urls, key(['urls']))) {
     const entry = objectAt(raw, key(['urls', i]));
     const pattern = String(entry.pattern ?? '');
-    if (!/^[a-z0-9*.-]+(:(\d{1,5}|\*))?\/\S*$/i.test(pattern)) throw new GatewayConfigError(key(['urls', i, 'pattern']), 'must be host[:port]/path, with * as a wildcard (e.g. api.example.com/orders/*)');
+    if (!/^[a-z0-9*.-]+(:(\d{1,5}|\*))?\/\S*$/i.test(pattern))
+      throw new GatewayConfigError(key(['urls', i, 'pattern']), 'must be host[:port]/path, with * as a wildcard (e.g. api.example.com/orders/*)');
     const target = readUrl(entry.target, key(['urls', i, 'target']));
     const overrides: Record<string, boolean> = {};
     for (const [id, setting] of Object.entries(objectAt(entry.plugins ?? {}, key(['urls', i, 'plugins'])))) {
       const name = key(['urls', i, 'plugins', id, 'enabled']);
-      if (!plugins.some((p) => p.id === id.toLowerCase())) throw new GatewayConfigError(name, `names no configured plugin (ids: ${plugins.map((p) => p.id).join(', ') || 'none'})`);
+      if (!plugins.some((p) => p.id === id.toLowerCase()))
+        throw new GatewayConfigError(name, `names no configured plugin (ids: ${plugins.map((p) => p.id).join(', ') || 'none'})`);
       overrides[id.toLowerCase()] = readBoolean(objectAt(setting, name).enabled, true, name);
     }
     urls.push({ pattern, target, plugins: overrides });

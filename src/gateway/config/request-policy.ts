@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
+import { ESCAPED_SLASH_ACTIONS, type PathPolicy, SEMICOLON_ACTIONS } from '../proxy/request-target.ts';
 import { GatewayConfigError, type KeyNamer } from './config-error.ts';
 import { parseDuration } from './duration.ts';
-import { ESCAPED_SLASH_ACTIONS, SEMICOLON_ACTIONS, type PathPolicy } from '../proxy/request-target.ts';
 
 /** How the gateway treats what a caller sends before any rule is matched (docs/gateway.md). */
 export interface RequestPolicy {
@@ -21,10 +21,24 @@ export interface RequestPolicy {
 }
 
 /** Top-level keys this module reads, with their environment spelling's suffix. */
-export const REQUEST_POLICY_KEYS = ['trusted_proxies', 'path_escaped_slashes', 'path_semicolons', 'path_merge_slashes', 'headers_timeout', 'body_timeout', 'max_headers', 'max_body_size'] as const;
+export const REQUEST_POLICY_KEYS = [
+  'trusted_proxies',
+  'path_escaped_slashes',
+  'path_semicolons',
+  'path_merge_slashes',
+  'headers_timeout',
+  'body_timeout',
+  'max_headers',
+  'max_body_size',
+] as const;
 
 export const requestPolicyDefaults = Object.freeze({
-  escapedSlashes: 'reject' as const, semicolons: 'reject' as const, mergeSlashes: true, headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000, maxHeaders: 100,
+  escapedSlashes: 'reject' as const,
+  semicolons: 'reject' as const,
+  mergeSlashes: true,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  maxHeaders: 100,
 });
 
 const SIZE = /^([1-9][0-9]{0,12})(k|m|g)?$/i;
@@ -32,9 +46,11 @@ const SIZE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 10
 
 export function readRequestPolicy(tree: Record<string, unknown>, key: KeyNamer): RequestPolicy {
   const escaped = String(tree.path_escaped_slashes ?? requestPolicyDefaults.escapedSlashes);
-  if (!(ESCAPED_SLASH_ACTIONS as readonly string[]).includes(escaped)) throw new GatewayConfigError(key(['path_escaped_slashes']), `must be one of ${ESCAPED_SLASH_ACTIONS.join(', ')}`);
+  if (!(ESCAPED_SLASH_ACTIONS as readonly string[]).includes(escaped))
+    throw new GatewayConfigError(key(['path_escaped_slashes']), `must be one of ${ESCAPED_SLASH_ACTIONS.join(', ')}`);
   const semicolons = String(tree.path_semicolons ?? requestPolicyDefaults.semicolons);
-  if (!(SEMICOLON_ACTIONS as readonly string[]).includes(semicolons)) throw new GatewayConfigError(key(['path_semicolons']), `must be one of ${SEMICOLON_ACTIONS.join(', ')}`);
+  if (!(SEMICOLON_ACTIONS as readonly string[]).includes(semicolons))
+    throw new GatewayConfigError(key(['path_semicolons']), `must be one of ${SEMICOLON_ACTIONS.join(', ')}`);
   const merge = tree.path_merge_slashes ?? requestPolicyDefaults.mergeSlashes;
   if (![true, false, 'true', 'false'].includes(merge as never)) throw new GatewayConfigError(key(['path_merge_slashes']), 'must be true or false');
 
@@ -43,7 +59,8 @@ export function readRequestPolicy(tree: Record<string, unknown>, key: KeyNamer):
   const bodyTimeoutMs = tree.body_timeout === undefined ? requestPolicyDefaults.bodyTimeoutMs : parseDuration(String(tree.body_timeout));
   if (bodyTimeoutMs === undefined) throw new GatewayConfigError(key(['body_timeout']), 'must be a duration such as 500ms, 5s or 1m');
   const maxHeaders = tree.max_headers === undefined ? requestPolicyDefaults.maxHeaders : Number(tree.max_headers);
-  if (!/^[1-9][0-9]{0,3}$/.test(String(tree.max_headers ?? maxHeaders))) throw new GatewayConfigError(key(['max_headers']), 'must be a whole number from 1 to 9999');
+  if (!/^[1-9][0-9]{0,3}$/.test(String(tree.max_headers ?? maxHeaders)))
+    throw new GatewayConfigError(key(['max_headers']), 'must be a whole number from 1 to 9999');
   let maxBodyBytes: number | undefined;
   if (tree.max_body_size !== undefined) {
     const size = SIZE.exec(String(tree.max_body_size));
@@ -65,7 +82,16 @@ export function readRequestPolicy(tree: Record<string, unknown>, key: KeyNamer):
     trustedProxies.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
   }
   return {
-    path: { escapedSlashes: escaped as PathPolicy['escapedSlashes'], semicolons: semicolons as PathPolicy['semicolons'], mergeSlashes: merge === true || merge === 'true' },
-    trustedProxies, trustedProxyList: list, headersTimeoutMs, bodyTimeoutMs, maxHeaders, maxBodyBytes,
+    path: {
+      escapedSlashes: escaped as PathPolicy['escapedSlashes'],
+      semicolons: semicolons as PathPolicy['semicolons'],
+      mergeSlashes: merge === true || merge === 'true',
+    },
+    trustedProxies,
+    trustedProxyList: list,
+    headersTimeoutMs,
+    bodyTimeoutMs,
+    maxHeaders,
+    maxBodyBytes,
   };
 }

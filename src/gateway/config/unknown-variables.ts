@@ -1,5 +1,5 @@
-import { TOP_LEVEL_KEYS, type GatewayConfig } from './gateway-config.ts';
 import { FIELD_NAMES } from '../plugins/token-exchange/schema.ts';
+import { type GatewayConfig, TOP_LEVEL_KEYS } from './gateway-config.ts';
 
 /** Edit distance (insertions, deletions, substitutions), for "did you mean". */
 export function levenshtein(a: string, b: string): number {
@@ -47,5 +47,7 @@ export function closestGatewayName(name: string, pluginIds: readonly string[] = 
 export function unknownVariableWarnings(unknown: readonly string[], config: GatewayConfig): string[] {
   const read = new Set(config.plugins.flatMap((p) => (p.params.actor.mode === 'gate_svid' && p.params.actor.source === 'env' ? [p.params.actor.envVar] : [])));
   const ids = config.plugins.map((p) => p.id);
-  return unknown.filter((name) => !read.has(name)).map((name) => `${name} configures nothing (no such gateway setting); did you mean ${closestGatewayName(name, ids)}? Every setting is in docs/gateway.md`);
+  return unknown
+    .filter((name) => !read.has(name))
+    .map((name) => `${name} configures nothing (no such gateway setting); did you mean ${closestGatewayName(name, ids)}? Every setting is in docs/gateway.md`);
 }

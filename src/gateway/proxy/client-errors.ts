@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { answerOnSocket } from '../../http/socket-answer.ts';
-import { GatewayError, gatewayErrorBody, type GatewayErrorCode } from './gateway-error.ts';
+import { GatewayError, type GatewayErrorCode, gatewayErrorBody } from './gateway-error.ts';
 
 /** Node's parser errors that have a code of their own; any other is a malformed request. */
 const KNOWN: Record<string, [GatewayErrorCode, string]> = {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Transform, type Readable } from 'node:stream';
-import { errors as undiciErrors, type Dispatcher } from 'undici';
-import { returnableHeaders, type ForwardHeaders } from './headers.ts';
+import { type Readable, Transform } from 'node:stream';
+import { type Dispatcher, errors as undiciErrors } from 'undici';
 import { GatewayError } from './gateway-error.ts';
+import { type ForwardHeaders, returnableHeaders } from './headers.ts';
 import { tooLarge } from './inbound.ts';
 
 export interface ForwardTarget {
@@ -23,7 +23,9 @@ export interface ForwardTarget {
  */
 function bodyOf(request: IncomingMessage, max: number | undefined, idleMs: number): Readable {
   let seen = 0;
-  const stalled = new GatewayError('GATEWAY_BODY_TIMEOUT', `the request body stalled for longer than ${idleMs} ms (body_timeout)`, { headers: { connection: 'close' } });
+  const stalled = new GatewayError('GATEWAY_BODY_TIMEOUT', `the request body stalled for longer than ${idleMs} ms (body_timeout)`, {
+    headers: { connection: 'close' },
+  });
   const body = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       idle.refresh();
@@ -72,38 +74,42 @@ export function forward(request: IncomingMessage, response: ServerResponse, targ
     const resumeUpstream = () => controller?.resume();
 
     const hasBody = target.method !== 'GET' && target.method !== 'HEAD';
-    target.dispatcher.dispatch({ method: target.method, path: target.path, headers: target.headers, body: hasBody ? bodyOf(request, target.maxBodyBytes, target.bodyTimeoutMs) : null }, {
-      onRequestStart(c) {
-        controller = c;
-        if (response.destroyed) c.abort(new undiciErrors.RequestAbortedError('the client went away'));
+    target.dispatcher.dispatch(
+      { method: target.method, path: target.path, headers: target.headers, body: hasBody ? bodyOf(request, target.maxBodyBytes, target.bodyTimeoutMs) : null },
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (response.destroyed) c.abort(new undiciErrors.RequestAbortedError('the client went away'));
+        },
+        onResponseStart(c, statusCode, headers) {
+          if (statusCode < 200) return; // 1xx: interim, the final answer follows
+          status = statusCode;
+          if (response.destroyed) return void c.abort(new undiciErrors.RequestAbortedError('the client went away'));
+          response.writeHead(statusCode, returnableHeaders(headers));
+        },
+        onResponseData(c, chunk) {
+          if (!response.write(chunk)) {
+            c.pause();
+            response.once('drain', resumeUpstream);
+          }
+        },
+        onResponseEnd() {
+          response.removeListener('close', onClientGone);
+          response.end();
+          resolve({ status, delivered: true });
+        },
+        onResponseError(_c, error) {
+          response.removeListener('close', onClientGone);
+          if (response.headersSent || response.destroyed) {
+            response.destroy();
+            return resolve({ status: status || CLIENT_CLOSED_REQUEST, delivered: false });
+          }
+          if (error instanceof GatewayError) return reject(error);
+          if (error instanceof undiciErrors.HeadersTimeoutError)
+            return reject(new GatewayError('GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error }));
+          reject(new GatewayError('GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error }));
+        },
       },
-      onResponseStart(c, statusCode, headers) {
-        if (statusCode < 200) return; // 1xx: interim, the final answer follows
-        status = statusCode;
-        if (response.destroyed) return void c.abort(new undiciErrors.RequestAbortedError('the client went away'));
-        response.writeHead(statusCode, returnableHeaders(headers));
-      },
-      onResponseData(c, chunk) {
-        if (!response.write(chunk)) {
-          c.pause();
-          response.once('drain', resumeUpstream);
-        }
-      },
-      onResponseEnd() {
-        response.removeListener('close', onClientGone);
-        response.end();
-        resolve({ status, delivered: true });
-      },
-      onResponseError(_c, error) {
-        response.removeListener('close', onClientGone);
-        if (response.headersSent || response.destroyed) {
-          response.destroy();
-          return resolve({ status: status || CLIENT_CLOSED_REQUEST, delivered: false });
-        }
-        if (error instanceof GatewayError) return reject(error);
-        if (error instanceof undiciErrors.HeadersTimeoutError) return reject(new GatewayError('GATEWAY_UPSTREAM_TIMEOUT', 'the upstream did not answer in time', { cause: error }));
-        reject(new GatewayError('GATEWAY_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: error }));
-      },
-    });
+    );
   });
 }

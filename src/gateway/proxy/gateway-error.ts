@@ -1,5 +1,5 @@
+import { type GatewayErrorCode, gatewayErrorStatus } from '../../errors/catalogue.ts';
 import { CodedError } from '../../errors/coded-error.ts';
-import { gatewayErrorStatus, type GatewayErrorCode } from '../../errors/catalogue.ts';
 
 export type { GatewayErrorCode } from '../../errors/catalogue.ts';
 

@@ -3,9 +3,14 @@ import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from '
 /** RFC 9110 §7.6.1: fields about one connection, not the message; never passed on either way. */
 const CONNECTION_FIELDS = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
-const NOT_FORWARDED_UPSTREAM = new Set([...CONNECTION_FIELDS, 'proxy-authenticate', 'proxy-authorization', 'host',
+const NOT_FORWARDED_UPSTREAM = new Set([
+  ...CONNECTION_FIELDS,
+  'proxy-authenticate',
+  'proxy-authorization',
+  'host',
   // Node has already answered `100 Continue` to the client, and undici refuses to send it.
-  'expect']);
+  'expect',
+]);
 const NOT_RETURNED_TO_CLIENT = new Set(CONNECTION_FIELDS);
 
 export type ForwardHeaders = Record<string, string | string[]>;
@@ -29,7 +34,12 @@ export function returnableHeaders(headers: IncomingHttpHeaders): OutgoingHttpHea
 
 function withoutConnectionFields(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Record<string, string | string[]> {
   const connection = headers.connection;
-  const named = connection ? connection.toLowerCase().split(',').map((h) => h.trim()) : [];
+  const named = connection
+    ? connection
+        .toLowerCase()
+        .split(',')
+        .map((h) => h.trim())
+    : [];
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestPolicy } from '../config/request-policy.ts';
-import { countHeader } from './headers.ts';
 import { GatewayError } from './gateway-error.ts';
-import { parseHost, parseRequestTarget, sameHost, type HostAndPort, type RequestTarget } from './request-target.ts';
+import { countHeader } from './headers.ts';
+import { type HostAndPort, parseHost, parseRequestTarget, type RequestTarget, sameHost } from './request-target.ts';
 
 /** What the gateway has decided about a request before any rule or plugin sees it. */
 export interface Inbound {
@@ -21,7 +21,8 @@ export interface Inbound {
  * that rules, plugins and the upstream all see one request.
  */
 export function readInbound(request: IncomingMessage, policy: RequestPolicy): Inbound {
-  if (countHeader(request, 'authorization') > 1) throw new GatewayError('GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
+  if (countHeader(request, 'authorization') > 1)
+    throw new GatewayError('GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
   if (countHeader(request, 'host') > 1) throw new GatewayError('GATEWAY_DUPLICATE_HOST', 'the request carries more than one Host header (RFC 9112 §3.2)');
   const target = parseRequestTarget(request.url ?? '/', policy.path);
   const headerHost = request.headers.host === undefined ? undefined : parseHost(request.headers.host);

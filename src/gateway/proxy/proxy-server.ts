@@ -1,16 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Pool } from 'undici';
 import type { Logger } from 'pino';
+import { Pool } from 'undici';
 import type { GatewayConfig } from '../config/gateway-config.ts';
-import { Router, type Route } from './routing.ts';
-import { forwardableHeaders, type ForwardHeaders } from './headers.ts';
+import { requestIdOf } from '../request-id.ts';
+import { answerClientError } from './client-errors.ts';
+import { forward } from './forward.ts';
 import { setForwardingHeaders } from './forwarding.ts';
-import { readInbound, type Inbound } from './inbound.ts';
 import { GatewayError, gatewayErrorBody } from './gateway-error.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
-import { forward } from './forward.ts';
-import { answerClientError } from './client-errors.ts';
-import { requestIdOf } from '../request-id.ts';
+import { type ForwardHeaders, forwardableHeaders } from './headers.ts';
+import { type Inbound, readInbound } from './inbound.ts';
+import { type Route, Router } from './routing.ts';
 
 /** What a plugin sees and may change: the headers that will go upstream. */
 export interface PluginContext {
@@ -41,7 +41,12 @@ export interface GatewayOptions {
 }
 
 /** The reverse proxy and its admin server (health, readiness, metrics) on a port of their own. */
-export async function startGateway(config: GatewayConfig, plugins: readonly RequestPlugin[], log: Logger, options: GatewayOptions = {}): Promise<RunningGateway> {
+export async function startGateway(
+  config: GatewayConfig,
+  plugins: readonly RequestPlugin[],
+  log: Logger,
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
   const router = new Router(config.urls, config.defaultTarget);
   const pools = new Map<string, Pool>();
   const metrics = new GatewayMetrics();
@@ -51,8 +56,11 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
     if (!existing) {
       // An upstream that does not accept the connection in upstream_timeout is unreachable (502).
       existing = new Pool(origin, {
-        connections: 256, keepAliveTimeout: 30_000,
-        connect: { timeout: config.upstreamTimeoutMs }, headersTimeout: config.upstreamTimeoutMs, bodyTimeout: config.upstreamTimeoutMs,
+        connections: 256,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: config.upstreamTimeoutMs },
+        headersTimeout: config.upstreamTimeoutMs,
+        bodyTimeout: config.upstreamTimeoutMs,
       });
       pools.set(origin, existing);
     }
@@ -74,49 +82,75 @@ export async function startGateway(config: GatewayConfig, plugins: readonly Requ
     // After the plugins, so the upstream always sees the id the caller's answer and our log carry.
     headers['x-request-id'] = requestId;
     const path = `${route.basePath}${inbound.target.path}${inbound.target.query}`;
-    const outcome = await forward(request, response, { dispatcher: pool(route.origin), method: request.method ?? 'GET', path, headers, maxBodyBytes: config.requests.maxBodyBytes, bodyTimeoutMs: config.requests.bodyTimeoutMs });
-    if (!outcome.delivered) log.debug({ requestId, status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
+    const outcome = await forward(request, response, {
+      dispatcher: pool(route.origin),
+      method: request.method ?? 'GET',
+      path,
+      headers,
+      maxBodyBytes: config.requests.maxBodyBytes,
+      bodyTimeoutMs: config.requests.bodyTimeoutMs,
+    });
+    if (!outcome.delivered)
+      log.debug({ requestId, status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
     return outcome.status;
   }
 
   const headersTimeout = config.requests.headersTimeoutMs;
-  const server = createServer({
-    // Node answers 408 itself when headers are late; it checks every connectionsCheckingInterval.
-    headersTimeout, requestTimeout: Math.max(300_000, headersTimeout), connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 10)),
-  }, (request, response) => {
-    const started = performance.now();
-    const requestId = requestIdOf(request);
-    // Set before anything is written: an upstream's answer keeps it unless it sends its own.
-    response.setHeader('x-request-id', requestId);
-    handle(request, response, requestId).then(
-      (status) => metrics.observe(status, started),
-      (error: unknown) => {
-        const known = error instanceof GatewayError ? error : new GatewayError('GATEWAY_INTERNAL_ERROR', 'an unexpected error occurred; it has been logged', { cause: error });
-        log[known.status >= 500 ? 'warn' : 'info']({ requestId, code: known.code, cause: (known.cause as Error | undefined)?.message, method: request.method, path: request.url?.split('?')[0] }, known.message);
-        request.resume(); // drain what the client still sends, so the connection stays usable
-        if (!response.headersSent) response.writeHead(known.status, { ...known.headers, 'content-type': 'application/json; charset=utf-8' }).end(gatewayErrorBody(known));
-        else response.destroy();
-        metrics.observe(known.status, started);
-      },
-    );
-  });
+  const server = createServer(
+    {
+      // Node answers 408 itself when headers are late; it checks every connectionsCheckingInterval.
+      headersTimeout,
+      requestTimeout: Math.max(300_000, headersTimeout),
+      connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 10)),
+    },
+    (request, response) => {
+      const started = performance.now();
+      const requestId = requestIdOf(request);
+      // Set before anything is written: an upstream's answer keeps it unless it sends its own.
+      response.setHeader('x-request-id', requestId);
+      handle(request, response, requestId).then(
+        (status) => metrics.observe(status, started),
+        (error: unknown) => {
+          const known =
+            error instanceof GatewayError
+              ? error
+              : new GatewayError('GATEWAY_INTERNAL_ERROR', 'an unexpected error occurred; it has been logged', { cause: error });
+          log[known.status >= 500 ? 'warn' : 'info'](
+            { requestId, code: known.code, cause: (known.cause as Error | undefined)?.message, method: request.method, path: request.url?.split('?')[0] },
+            known.message,
+          );
+          request.resume(); // drain what the client still sends, so the connection stays usable
+          if (!response.headersSent)
+            response.writeHead(known.status, { ...known.headers, 'content-type': 'application/json; charset=utf-8' }).end(gatewayErrorBody(known));
+          else response.destroy();
+          metrics.observe(known.status, started);
+        },
+      );
+    },
+  );
   server.maxHeadersCount = config.requests.maxHeaders;
   server.on('clientError', answerClientError);
   const admin = createServer((request, response) => {
     if (request.url === '/readyz') return void answerReadiness(response);
-    if (request.url === '/healthz') return void response.writeHead(closing ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ result: { status: closing ? 'stopping' : 'ok' } }));
+    if (request.url === '/healthz')
+      return void response
+        .writeHead(closing ? 503 : 200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ result: { status: closing ? 'stopping' : 'ok' } }));
     if (request.url === '/metrics') return void metrics.render().then((text) => response.writeHead(200, { 'content-type': metrics.contentType }).end(text));
-    response.writeHead(404, { 'content-type': 'application/json' }).end(gatewayErrorBody(new GatewayError('GATEWAY_NO_ROUTE', 'the admin port serves /healthz, /readyz and /metrics')));
+    response
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(gatewayErrorBody(new GatewayError('GATEWAY_NO_ROUTE', 'the admin port serves /healthz, /readyz and /metrics')));
   });
   // Liveness (/healthz) says the process works; readiness says it can do its job now.
   const answerReadiness = (response: ServerResponse) => {
-    const { ready, reasons } = closing ? { ready: false, reasons: ['the gateway is shutting down'] } : options.readiness?.() ?? { ready: true, reasons: [] };
+    const { ready, reasons } = closing ? { ready: false, reasons: ['the gateway is shutting down'] } : (options.readiness?.() ?? { ready: true, reasons: [] });
     const result = ready ? { status: 'ready' } : { status: closing ? 'stopping' : 'not_ready', reasons };
     response.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ result }));
   };
-  const listen = (s: Server, port: number) => new Promise<number>((resolve, reject) => {
-    s.once('error', reject).listen(port, config.host, () => resolve((s.address() as { port: number }).port));
-  });
+  const listen = (s: Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      s.once('error', reject).listen(port, config.host, () => resolve((s.address() as { port: number }).port));
+    });
   const port = await listen(server, config.port);
   const adminPort = await listen(admin, config.adminPort).catch(async (error: unknown) => {
     server.close();

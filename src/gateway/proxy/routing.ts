@@ -51,7 +51,14 @@ export class Router {
       const [host, port] = rule.pattern.slice(0, slash).split(':') as [string, string | undefined];
       const hostPattern = host.toLowerCase().replace(/\.$/, '');
       const path = `^${wildcard(rule.pattern.slice(slash))}$`;
-      return { rule, route: { ...target(rule.target), rule }, host: new RegExp(`^${wildcard(hostPattern)}$`), port, path: new RegExp(path), foldedPath: new RegExp(path, 'i') };
+      return {
+        rule,
+        route: { ...target(rule.target), rule },
+        host: new RegExp(`^${wildcard(hostPattern)}$`),
+        port,
+        path: new RegExp(path),
+        foldedPath: new RegExp(path, 'i'),
+      };
     });
     this.#fallback = defaultTarget ? { ...target(defaultTarget), rule: undefined } : undefined;
     this.#patternsHaveCase = rules.some((rule) => /[A-Z]/.test(rule.pattern.slice(rule.pattern.indexOf('/'))));

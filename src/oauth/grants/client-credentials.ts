@@ -1,7 +1,7 @@
 import { oauthError } from '../errors.ts';
 import { isScopeToken, scopeSet } from '../scope.ts';
-import { organizationConfig, type Grant } from './grant.ts';
 import type { IssueRequest } from '../tokens/issuer.ts';
+import { type Grant, organizationConfig } from './grant.ts';
 
 /** RFC 6749 §4.4: the client asks for a token for itself. */
 export const clientCredentials: Grant = {

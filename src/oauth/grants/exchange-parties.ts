@@ -1,8 +1,8 @@
 import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
 import { oauthError } from '../errors.ts';
 import { SvidError } from '../spiffe/svid-error.ts';
-import { TokenRejected, type OwnToken } from '../tokens/reader.ts';
-import { TOKEN_TYPE, tokenShape, type TokenTypeUri } from '../tokens/token-types.ts';
+import { type OwnToken, TokenRejected } from '../tokens/reader.ts';
+import { TOKEN_TYPE, type TokenTypeUri, tokenShape } from '../tokens/token-types.ts';
 import type { OAuthDeps } from './grant.ts';
 
 const PERSON_ID = /^per_/;
@@ -98,7 +98,8 @@ export async function resolveActor(
       if (!(error instanceof SvidError)) throw error;
       // Our side failing to get the trust domain's keys says nothing about the token: the same
       // request may succeed once the key set can be fetched again.
-      if (error.code === 'SVID_JWKS_UNAVAILABLE') throw oauthError('temporarily_unavailable', `actor_token: ${error.message}`, { retryAfterSeconds: error.retryAfterSeconds ?? 1 });
+      if (error.code === 'SVID_JWKS_UNAVAILABLE')
+        throw oauthError('temporarily_unavailable', `actor_token: ${error.message}`, { retryAfterSeconds: error.retryAfterSeconds ?? 1 });
       throw oauthError('invalid_request', `actor_token: ${error.message}`);
     }
   }

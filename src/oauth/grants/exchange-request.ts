@@ -1,7 +1,7 @@
 import { oauthError } from '../errors.ts';
 import type { OAuthParams } from '../form.ts';
-import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../tokens/token-types.ts';
 import { isScopeToken, splitScope } from '../scope.ts';
+import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../tokens/token-types.ts';
 
 const ACCEPTED_TYPES: readonly string[] = TOKEN_TYPE_URIS;
 /** Ten digits are more than any lifetime; longer values are nonsense, not a request to clamp. */
@@ -49,7 +49,8 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
       url = undefined;
     }
     // RFC 8707 §2: an absolute URI without a fragment.
-    if (!url || uri.includes('#')) throw oauthError('invalid_target', `resource ${JSON.stringify(uri.slice(0, 200))} must be an absolute URI without a fragment`);
+    if (!url || uri.includes('#'))
+      throw oauthError('invalid_target', `resource ${JSON.stringify(uri.slice(0, 200))} must be an absolute URI without a fragment`);
   }
   if (requestedTokenType === TOKEN_TYPE.jwt) {
     const opaqueOnly = [scope && 'scope', audience.length > 0 && 'audience', resource.length > 0 && 'resource'].filter(Boolean);
@@ -61,7 +62,14 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
     throw oauthError('invalid_request', 'requested_expires_in must be a positive whole number of seconds');
   }
   return {
-    subjectToken, subjectTokenType, actorToken, actorTokenType, requestedTokenType, scope, audience, resource,
+    subjectToken,
+    subjectTokenType,
+    actorToken,
+    actorTokenType,
+    requestedTokenType,
+    scope,
+    audience,
+    resource,
     requestedExpiresIn: rawExpiresIn === undefined ? undefined : Number(rawExpiresIn),
   };
 }

@@ -1,13 +1,13 @@
+import type { OAuthClient } from '../../store/types.ts';
 import { oauthError } from '../errors.ts';
+import { scopeSet } from '../scope.ts';
 import { actDepth, MAX_ACT_DEPTH } from '../tokens/delegation-claims.ts';
+import type { IssueRequest } from '../tokens/issuer.ts';
 import type { OwnToken } from '../tokens/reader.ts';
 import { TOKEN_TYPE } from '../tokens/token-types.ts';
-import { readExchangeRequest, type ExchangeRequest } from './exchange-request.ts';
-import { resolveActor, resolveSubject, TOKEN_EXCHANGE, type Actor } from './exchange-parties.ts';
-import { scopeSet } from '../scope.ts';
-import { organizationConfig, type Grant } from './grant.ts';
-import type { IssueRequest } from '../tokens/issuer.ts';
-import type { OAuthClient } from '../../store/types.ts';
+import { type Actor, resolveActor, resolveSubject, TOKEN_EXCHANGE } from './exchange-parties.ts';
+import { type ExchangeRequest, readExchangeRequest } from './exchange-request.ts';
+import { type Grant, organizationConfig } from './grant.ts';
 
 export { TOKEN_EXCHANGE };
 
@@ -49,7 +49,8 @@ export const tokenExchange: Grant = {
     const subject = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
     audit.orgId = subject.orgId;
     audit.subject = subject.subject;
-    if (actDepth(subject.act) >= MAX_ACT_DEPTH) throw oauthError('invalid_request', `subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
+    if (actDepth(subject.act) >= MAX_ACT_DEPTH)
+      throw oauthError('invalid_request', `subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
     const config = await organizationConfig(context, subject.orgId);
     const actor = await resolveActor(deps, request.actorToken, request.actorTokenType, client, subject.orgId, config);
     audit.actor = actor.id;
@@ -63,7 +64,12 @@ export const tokenExchange: Grant = {
     if (lifetimeSeconds <= 0) throw oauthError('invalid_request', 'subject_token has expired');
 
     const issue: IssueRequest = {
-      orgId: subject.orgId, subject: subject.subject, clientId: client?.id, scope, lifetimeSeconds, ...targets,
+      orgId: subject.orgId,
+      subject: subject.subject,
+      clientId: client?.id,
+      scope,
+      lifetimeSeconds,
+      ...targets,
       act: { sub: actor.id, ...(subject.act ? { act: subject.act } : {}) },
       ...(subject.mayAct ? { mayAct: subject.mayAct } : {}),
       parentHash: subject.record?.hash,
@@ -71,7 +77,11 @@ export const tokenExchange: Grant = {
     const jwt = request.requestedTokenType === TOKEN_TYPE.jwt;
     const access_token = jwt ? await deps.issuer.jwt(issue) : await deps.issuer.opaque(issue);
     return {
-      access_token, issued_token_type: request.requestedTokenType, token_type: 'Bearer', expires_in: lifetimeSeconds, ...(scope ? { scope } : {}),
+      access_token,
+      issued_token_type: request.requestedTokenType,
+      token_type: 'Bearer',
+      expires_in: lifetimeSeconds,
+      ...(scope ? { scope } : {}),
     };
   },
 };

@@ -1,10 +1,10 @@
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { SecretBox } from '../../crypto/secret-box.ts';
+import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { SingleFlightOne } from '../../concurrency/single-flight.ts';
+import { MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
 import { newId } from '../../crypto/ids.ts';
+import { SecretBox } from '../../crypto/secret-box.ts';
 import type { Store } from '../../store/store.ts';
 import type { SigningKey } from '../../store/types.ts';
-import { MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
-import { SingleFlightOne } from '../../concurrency/single-flight.ts';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -61,8 +61,13 @@ export class KeyRing {
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
     const privateJwk = await exportJWK(privateKey);
     return {
-      kid, alg: SIGNING_ALG, publicJwk, sealedPrivateJwk: this.#box.seal(JSON.stringify(privateJwk)),
-      status: 'active', createdAt: this.#now(), retiredAt: null,
+      kid,
+      alg: SIGNING_ALG,
+      publicJwk,
+      sealedPrivateJwk: this.#box.seal(JSON.stringify(privateJwk)),
+      status: 'active',
+      createdAt: this.#now(),
+      retiredAt: null,
     };
   }
 

@@ -29,7 +29,14 @@ export function parseSpiffeId(value: unknown): SpiffeId | undefined {
   if (trustDomain.length > MAX_TRUST_DOMAIN_BYTES || !TRUST_DOMAIN.test(trustDomain)) return undefined;
   // An empty segment also covers a trailing slash and '//'; '.' and '..' would make paths that
   // differ as strings resolve to the same place.
-  if (path !== '' && !path.slice(1).split('/').every((s) => PATH_SEGMENT.test(s) && s !== '.' && s !== '..')) return undefined;
+  if (
+    path !== '' &&
+    !path
+      .slice(1)
+      .split('/')
+      .every((s) => PATH_SEGMENT.test(s) && s !== '.' && s !== '..')
+  )
+    return undefined;
   return { trustDomain, path };
 }
 

@@ -1,4 +1,14 @@
-import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import {
+  type CryptoKey,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  importJWK,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+  type ProtectedHeaderParameters,
+} from 'jose';
 import { DEFAULT_COOLDOWN_MS, JwksCache, type JwksFetchError } from './jwks-cache.ts';
 import { parseWorkloadSpiffeId } from './spiffe-id.ts';
 import { SvidError } from './svid-error.ts';
@@ -57,7 +67,10 @@ export class SvidVerifier {
     this.#allowHttpLoopback = options.allowHttpLoopback ?? false;
     this.#retryAfterSeconds = Math.ceil((options.cooldownMs ?? DEFAULT_COOLDOWN_MS) / 1000);
     this.#jwks = new JwksCache({
-      fetchTimeoutMs: options.fetchTimeoutMs, cooldownMs: options.cooldownMs, now: this.#now, onError: options.onError,
+      fetchTimeoutMs: options.fetchTimeoutMs,
+      cooldownMs: options.cooldownMs,
+      now: this.#now,
+      onError: options.onError,
     });
   }
 
@@ -87,7 +100,10 @@ export class SvidVerifier {
 
   async #key(url: string, kid: string, alg: string): Promise<CryptoKey> {
     if (!this.#allowedUrl(url)) {
-      throw new SvidError('SVID_JWKS_UNAVAILABLE', UNAVAILABLE, { cause: new Error(`JWKS URL ${url} is not https`), retryAfterSeconds: this.#retryAfterSeconds });
+      throw new SvidError('SVID_JWKS_UNAVAILABLE', UNAVAILABLE, {
+        cause: new Error(`JWKS URL ${url} is not https`),
+        retryAfterSeconds: this.#retryAfterSeconds,
+      });
     }
     let jwk: JWK | undefined;
     try {
@@ -117,7 +133,11 @@ export class SvidVerifier {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, key, {
-        algorithms: ALGORITHMS, audience, requiredClaims: ['exp'], clockTolerance: CLOCK_TOLERANCE_S, currentDate: new Date(now),
+        algorithms: ALGORITHMS,
+        audience,
+        requiredClaims: ['exp'],
+        clockTolerance: CLOCK_TOLERANCE_S,
+        currentDate: new Date(now),
       }));
     } catch (error) {
       throw fromJose(error);

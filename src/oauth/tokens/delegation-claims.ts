@@ -33,7 +33,8 @@ export function readActClaim(value: unknown): ActClaim | undefined {
   while (current !== undefined) {
     if (levels.length === MAX_ACT_DEPTH) throw new MalformedClaim(`"act" nests more than ${MAX_ACT_DEPTH} actors`);
     if (!isPlainObject(current)) throw new MalformedClaim('"act" must be an object at every level');
-    if (typeof current.sub !== 'string' || current.sub === '') throw new MalformedClaim('"act" must name its actor with a non-empty string "sub" at every level');
+    if (typeof current.sub !== 'string' || current.sub === '')
+      throw new MalformedClaim('"act" must name its actor with a non-empty string "sub" at every level');
     if (!hasOnly(current, ['sub', 'act'])) throw new MalformedClaim('"act" may hold only "sub" and a nested "act"');
     levels.push({ sub: current.sub });
     current = current.act;

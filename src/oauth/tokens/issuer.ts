@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { hashSecret, newId } from '../../crypto/ids.ts';
-import type { TokenContext } from './context.ts';
 import type { ActClaim } from '../../store/types.ts';
 import { SIGNING_ALG } from '../keys/key-ring.ts';
+import type { TokenContext } from './context.ts';
 import { OPAQUE_PREFIX } from './token-types.ts';
 
 /** What a token is issued for: its subject, client, scope, delegation and lifetime. */
@@ -39,10 +39,19 @@ export class TokenIssuer {
     const value = `${OPAQUE_PREFIX}${randomBytes(32).toString('base64url')}`;
     const now = this.#ctx.now();
     await this.#ctx.store.insertToken({
-      hash: hashSecret(value), orgId: request.orgId, clientId: request.clientId ?? null, subject: request.subject, scope: request.scope,
-      audience: request.audience ?? [], resource: request.resource ?? [], act: request.act ?? null, mayAct: request.mayAct ?? null,
+      hash: hashSecret(value),
+      orgId: request.orgId,
+      clientId: request.clientId ?? null,
+      subject: request.subject,
+      scope: request.scope,
+      audience: request.audience ?? [],
+      resource: request.resource ?? [],
+      act: request.act ?? null,
+      mayAct: request.mayAct ?? null,
       parentHash: request.parentHash ?? null,
-      issuedAt: now, expiresAt: now + request.lifetimeSeconds * 1000, revokedAt: null,
+      issuedAt: now,
+      expiresAt: now + request.lifetimeSeconds * 1000,
+      revokedAt: null,
     });
     return value;
   }

@@ -1,8 +1,8 @@
-import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import { hashSecret } from '../../crypto/ids.ts';
-import type { TokenContext } from './context.ts';
 import type { ActClaim, OpaqueToken } from '../../store/types.ts';
 import { SIGNING_ALG } from '../keys/key-ring.ts';
+import type { TokenContext } from './context.ts';
 import { MalformedClaim, readActClaim, readMayActClaim } from './delegation-claims.ts';
 
 /** A token of this server, verified and current. */
@@ -48,14 +48,23 @@ export class TokenReader {
     const now = this.#ctx.now();
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(value, async (header) => {
-        const key = header.kid ? await this.#ctx.keys.verificationKey(header.kid) : undefined;
-        if (!key) throw new TokenRejected('is signed with a key this server does not know');
-        return key;
-      }, {
-        issuer: this.#ctx.issuer(), audience: this.#ctx.issuer(), typ: 'at+jwt', algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'iat', 'oid'],
-        currentDate: new Date(now), clockTolerance: CLOCK_TOLERANCE_S,
-      }));
+      ({ payload } = await jwtVerify(
+        value,
+        async (header) => {
+          const key = header.kid ? await this.#ctx.keys.verificationKey(header.kid) : undefined;
+          if (!key) throw new TokenRejected('is signed with a key this server does not know');
+          return key;
+        },
+        {
+          issuer: this.#ctx.issuer(),
+          audience: this.#ctx.issuer(),
+          typ: 'at+jwt',
+          algorithms: [SIGNING_ALG],
+          requiredClaims: ['sub', 'exp', 'iat', 'oid'],
+          currentDate: new Date(now),
+          clockTolerance: CLOCK_TOLERANCE_S,
+        },
+      ));
     } catch (error) {
       throw error instanceof TokenRejected ? error : new TokenRejected(describeJoseError(error));
     }
@@ -74,9 +83,16 @@ export class TokenReader {
       throw error instanceof MalformedClaim ? new TokenRejected(`has a malformed claim: ${error.message}`) : error;
     }
     return {
-      format: 'jwt', orgId: payload.oid, subject: payload.sub, clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
-      scope: typeof payload.scope === 'string' ? payload.scope : '', act, mayAct,
-      issuedAt: payload.iat! * 1000, expiresAt: payload.exp! * 1000, claims: payload,
+      format: 'jwt',
+      orgId: payload.oid,
+      subject: payload.sub,
+      clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
+      scope: typeof payload.scope === 'string' ? payload.scope : '',
+      act,
+      mayAct,
+      issuedAt: payload.iat! * 1000,
+      expiresAt: payload.exp! * 1000,
+      claims: payload,
     };
   }
 
@@ -89,8 +105,16 @@ export class TokenReader {
       throw new TokenRejected('was exchanged from a token that has been revoked');
     }
     return {
-      format: 'opaque', orgId: record.orgId, subject: record.subject, clientId: record.clientId ?? undefined, scope: record.scope,
-      act: record.act ?? undefined, mayAct: record.mayAct ?? undefined, issuedAt: record.issuedAt, expiresAt: record.expiresAt, record,
+      format: 'opaque',
+      orgId: record.orgId,
+      subject: record.subject,
+      clientId: record.clientId ?? undefined,
+      scope: record.scope,
+      act: record.act ?? undefined,
+      mayAct: record.mayAct ?? undefined,
+      issuedAt: record.issuedAt,
+      expiresAt: record.expiresAt,
+      record,
     };
   }
 }

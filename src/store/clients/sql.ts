@@ -1,14 +1,21 @@
-import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
 import { keysetPage } from '../keyset-page.ts';
-import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
-import { json, time, type Json } from '../rows.ts';
 import type { OrganizationConfig } from '../organizations/store.ts';
+import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
+import { type Json, json, time } from '../rows.ts';
+import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
 import type { Page, PageRequest } from '../types.ts';
 import type { ClientStore, OAuthClient } from './store.ts';
 
 interface ClientRow {
-  id: string; org_id: string; name: string; scopes: Json; grant_types: Json;
-  access_token_duration: number; access_token_format: string; secret_hash: string; created_at: number;
+  id: string;
+  org_id: string;
+  name: string;
+  scopes: Json;
+  grant_types: Json;
+  access_token_duration: number;
+  access_token_format: string;
+  secret_hash: string;
+  created_at: number;
 }
 
 /** A clash on oauth_clients can only be its unique secret hash. */
@@ -16,10 +23,15 @@ const conflictSubjects = { oauth_clients: 'secret' } as const;
 
 function toClient(row: ClientRow): OAuthClient {
   return {
-    id: row.id, orgId: row.org_id, name: row.name, scopes: json(row.scopes), grantTypes: json(row.grant_types),
+    id: row.id,
+    orgId: row.org_id,
+    name: row.name,
+    scopes: json(row.scopes),
+    grantTypes: json(row.grant_types),
     accessTokenDuration: Number(row.access_token_duration),
     accessTokenFormat: row.access_token_format as OAuthClient['accessTokenFormat'],
-    secretHash: row.secret_hash, createdAt: time(row.created_at),
+    secretHash: row.secret_hash,
+    createdAt: time(row.created_at),
   };
 }
 
@@ -36,8 +48,15 @@ export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
           `INSERT INTO oauth_clients (id, org_id, name, scopes, grant_types, access_token_duration, access_token_format, secret_hash, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
           [
-            client.id, client.orgId, client.name, JSON.stringify(client.scopes), JSON.stringify(client.grantTypes),
-            client.accessTokenDuration, client.accessTokenFormat, client.secretHash, client.createdAt,
+            client.id,
+            client.orgId,
+            client.name,
+            JSON.stringify(client.scopes),
+            JSON.stringify(client.grantTypes),
+            client.accessTokenDuration,
+            client.accessTokenFormat,
+            client.secretHash,
+            client.createdAt,
           ],
         )
         .catch((error) => rethrowAsConflict(error, conflictSubjects));

@@ -1,10 +1,7 @@
 import type { OrganizationConfig } from '../organizations/store.ts';
 import type { Page, PageRequest } from '../types.ts';
 
-export const clientGrantTypes = [
-  'client_credentials',
-  'urn:ietf:params:oauth:grant-type:token-exchange',
-] as const;
+export const clientGrantTypes = ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
 export type ClientGrantType = (typeof clientGrantTypes)[number];
 
 export const accessTokenFormats = ['opaque', 'jwt'] as const;

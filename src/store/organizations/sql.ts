@@ -1,11 +1,23 @@
-import { rethrowAsConflict, type SqlDriver, type SqlExecutor } from '../sql-driver.ts';
 import { keysetPage } from '../keyset-page.ts';
-import { json, time, type Json } from '../rows.ts';
+import { type Json, json, time } from '../rows.ts';
+import { rethrowAsConflict, type SqlDriver, type SqlExecutor } from '../sql-driver.ts';
 import type { Page, PageRequest } from '../types.ts';
 import type { ApiKey, Organization, OrganizationConfig, OrganizationStore } from './store.ts';
 
-interface OrganizationRow { id: string; name: string; config: Json; created_at: number }
-interface ApiKeyRow { id: string; org_id: string; name: string; kind: string; secret_hash: string; created_at: number }
+interface OrganizationRow {
+  id: string;
+  name: string;
+  config: Json;
+  created_at: number;
+}
+interface ApiKeyRow {
+  id: string;
+  org_id: string;
+  name: string;
+  kind: string;
+  secret_hash: string;
+  created_at: number;
+}
 
 const conflictSubjects = { organizations: 'organization_name', api_keys: 'api_key_name' } as const;
 
@@ -15,14 +27,23 @@ function toOrganization(row: OrganizationRow): Organization {
 
 function toApiKey(row: ApiKeyRow): ApiKey {
   return {
-    id: row.id, orgId: row.org_id, name: row.name, kind: row.kind as ApiKey['kind'],
-    secretHash: row.secret_hash, createdAt: time(row.created_at),
+    id: row.id,
+    orgId: row.org_id,
+    name: row.name,
+    kind: row.kind as ApiKey['kind'],
+    secretHash: row.secret_hash,
+    createdAt: time(row.created_at),
   };
 }
 
 function insertApiKey(db: SqlExecutor, key: ApiKey): Promise<number> {
   return db.run('INSERT INTO api_keys (id, org_id, name, kind, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-    key.id, key.orgId, key.name, key.kind, key.secretHash, key.createdAt,
+    key.id,
+    key.orgId,
+    key.name,
+    key.kind,
+    key.secretHash,
+    key.createdAt,
   ]);
 }
 
@@ -33,7 +54,10 @@ export function sqlOrganizationStore(db: SqlDriver): OrganizationStore {
       await db
         .transaction(async (tx) => {
           await tx.run('INSERT INTO organizations (id, name, config, created_at) VALUES ($1, $2, $3, $4)', [
-            org.id, org.name, JSON.stringify(org.config), org.createdAt,
+            org.id,
+            org.name,
+            JSON.stringify(org.config),
+            org.createdAt,
           ]);
           await insertApiKey(tx, firstKey);
         })
@@ -70,9 +94,10 @@ export function sqlOrganizationStore(db: SqlDriver): OrganizationStore {
         [orgId, secretHash],
       );
       if (!row) return undefined;
-      const key = row.key_id === null
-        ? undefined
-        : toApiKey({ id: row.key_id, org_id: row.id, name: row.key_name, kind: row.key_kind, secret_hash: secretHash, created_at: row.key_created_at });
+      const key =
+        row.key_id === null
+          ? undefined
+          : toApiKey({ id: row.key_id, org_id: row.id, name: row.key_name, kind: row.key_kind, secret_hash: secretHash, created_at: row.key_created_at });
       return { org: toOrganization(row), key };
     },
 

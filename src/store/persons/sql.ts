@@ -1,19 +1,30 @@
-import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
+import { canonicalHandle } from '../../validation/handle.ts';
 import { keysetPage } from '../keyset-page.ts';
 import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
-import { json, time, type Json } from '../rows.ts';
-import { canonicalHandle } from '../../validation/handle.ts';
+import { type Json, json, time } from '../rows.ts';
+import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
 import type { Page, PageRequest } from '../types.ts';
 import type { Handle, Person, PersonStore } from './store.ts';
 
-interface PersonRow { id: string; org_id: string; handles: Json; roles: Json; console: number | boolean; created_at: number }
+interface PersonRow {
+  id: string;
+  org_id: string;
+  handles: Json;
+  roles: Json;
+  console: number | boolean;
+  created_at: number;
+}
 
 const conflictSubjects = { person_handles: 'person_handle' } as const;
 
 function toPerson(row: PersonRow): Person {
   return {
-    id: row.id, orgId: row.org_id, handles: json(row.handles), roles: json(row.roles),
-    console: Boolean(row.console), createdAt: time(row.created_at),
+    id: row.id,
+    orgId: row.org_id,
+    handles: json(row.handles),
+    roles: json(row.roles),
+    console: Boolean(row.console),
+    createdAt: time(row.created_at),
   };
 }
 
@@ -27,14 +38,17 @@ export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
       const handles = person.handles.map(canonicalHandle);
       await db.transaction(async (tx) => {
         await tx.run('INSERT INTO persons (id, org_id, handles, roles, console, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-          person.id, person.orgId, JSON.stringify(handles), JSON.stringify(person.roles), person.console, person.createdAt,
+          person.id,
+          person.orgId,
+          JSON.stringify(handles),
+          JSON.stringify(person.roles),
+          person.console,
+          person.createdAt,
         ]);
         // One insert per handle, so a refusal names exactly the handle that is taken.
         for (const handle of handles) {
           await tx
-            .run('INSERT INTO person_handles (org_id, type, value, person_id) VALUES ($1, $2, $3, $4)', [
-              person.orgId, handle.type, handle.value, person.id,
-            ])
+            .run('INSERT INTO person_handles (org_id, type, value, person_id) VALUES ($1, $2, $3, $4)', [person.orgId, handle.type, handle.value, person.id])
             .catch((error) => rethrowAsConflict(error, conflictSubjects, handle));
         }
       });

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { UniqueViolation, type SqlDriver, type SqlExecutor, type SqlParam } from '../sql-driver.ts';
 import { StorageUnavailableError } from '../errors.ts';
+import { type SqlDriver, type SqlExecutor, type SqlParam, UniqueViolation } from '../sql-driver.ts';
 
 /** Arbitrary constant shared by every replica: only one applies migrations at a time. */
 const MIGRATION_LOCK_KEY = 7_358_112_401;

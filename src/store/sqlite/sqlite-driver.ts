@@ -1,8 +1,8 @@
-import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UniqueViolation, type SqlDriver, type SqlExecutor, type SqlParam } from '../sql-driver.ts';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { StorageUnavailableError } from '../errors.ts';
+import { type SqlDriver, type SqlExecutor, type SqlParam, UniqueViolation } from '../sql-driver.ts';
 
 /**
  * node:sqlite is synchronous and has one connection, so a transaction that awaits between

@@ -1,18 +1,38 @@
+import { type Json, json, optionalTime, time } from '../rows.ts';
 import type { SqlDriver, SqlExecutor } from '../sql-driver.ts';
-import { json, optionalTime, time, type Json } from '../rows.ts';
 import type { OpaqueToken, TokenStore } from './store.ts';
 
 interface TokenRow {
-  hash: string; org_id: string; client_id: string | null; subject: string; scope: string; audience: Json; resource: Json;
-  act: Json | null; may_act: Json | null; parent_hash: string | null; issued_at: number; expires_at: number; revoked_at: number | null;
+  hash: string;
+  org_id: string;
+  client_id: string | null;
+  subject: string;
+  scope: string;
+  audience: Json;
+  resource: Json;
+  act: Json | null;
+  may_act: Json | null;
+  parent_hash: string | null;
+  issued_at: number;
+  expires_at: number;
+  revoked_at: number | null;
 }
 
 function toOpaqueToken(row: TokenRow): OpaqueToken {
   return {
-    hash: row.hash, orgId: row.org_id, clientId: row.client_id, subject: row.subject, scope: row.scope,
-    audience: json(row.audience), resource: json(row.resource), act: row.act === null ? null : json(row.act),
+    hash: row.hash,
+    orgId: row.org_id,
+    clientId: row.client_id,
+    subject: row.subject,
+    scope: row.scope,
+    audience: json(row.audience),
+    resource: json(row.resource),
+    act: row.act === null ? null : json(row.act),
     mayAct: row.may_act === null || row.may_act === undefined ? null : json(row.may_act),
-    parentHash: row.parent_hash, issuedAt: time(row.issued_at), expiresAt: time(row.expires_at), revokedAt: optionalTime(row.revoked_at),
+    parentHash: row.parent_hash,
+    issuedAt: time(row.issued_at),
+    expiresAt: time(row.expires_at),
+    revokedAt: optionalTime(row.revoked_at),
   };
 }
 
@@ -24,9 +44,19 @@ export function sqlTokenStore(db: SqlDriver): TokenStore {
         `INSERT INTO tokens (hash, org_id, client_id, subject, scope, audience, resource, act, may_act, parent_hash, issued_at, expires_at, revoked_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
         [
-          token.hash, token.orgId, token.clientId, token.subject, token.scope, JSON.stringify(token.audience), JSON.stringify(token.resource),
-          token.act === null ? null : JSON.stringify(token.act), token.mayAct === null ? null : JSON.stringify(token.mayAct),
-          token.parentHash, token.issuedAt, token.expiresAt, token.revokedAt,
+          token.hash,
+          token.orgId,
+          token.clientId,
+          token.subject,
+          token.scope,
+          JSON.stringify(token.audience),
+          JSON.stringify(token.resource),
+          token.act === null ? null : JSON.stringify(token.act),
+          token.mayAct === null ? null : JSON.stringify(token.mayAct),
+          token.parentHash,
+          token.issuedAt,
+          token.expiresAt,
+          token.revokedAt,
         ],
       );
     },
@@ -59,10 +89,7 @@ export function sqlTokenStore(db: SqlDriver): TokenStore {
 
     deleteExpiredTokens(before: number, limit: number): Promise<number> {
       // Bounded, so one purge never holds the write lock for long.
-      return db.run(
-        'DELETE FROM tokens WHERE hash IN (SELECT hash FROM tokens WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)',
-        [before, limit],
-      );
+      return db.run('DELETE FROM tokens WHERE hash IN (SELECT hash FROM tokens WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)', [before, limit]);
     },
   };
 }

@@ -1,9 +1,9 @@
-import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { JwksCache, JwksFetchError, type JwksCacheOptions } from '../../../src/oauth/spiffe/jwks-cache.ts';
+import { JwksCache, type JwksCacheOptions, JwksFetchError } from '../../../src/oauth/spiffe/jwks-cache.ts';
 
 const T0 = 1_900_000_000_000;
 
@@ -51,15 +51,18 @@ describe('JwksCache', () => {
     const { privateKey } = await generateKeyPair('ES256', { extractable: true });
     serve({
       keys: [
-        key, rsa,
+        key,
+        rsa,
         { ...key, kid: 'x509', use: 'x509-svid' },
         { ...key, kid: 'sig', use: 'sig' },
         { ...key, kid: undefined },
         { ...key, kid: '' },
         { ...(await exportJWK(privateKey)), kid: 'private', use: 'jwt-svid' },
         { kty: 'oct', k: 'c2VjcmV0', kid: 'hmac', use: 'jwt-svid' },
-        { ...key, kid: 'twice' }, { ...rsa, kid: 'twice' },
-        'not a key', null,
+        { ...key, kid: 'twice' },
+        { ...rsa, kid: 'twice' },
+        'not a key',
+        null,
       ],
     });
     const c = cache();
@@ -70,7 +73,12 @@ describe('JwksCache', () => {
   });
 
   it('clamps spiffe_refresh_hint to [30 s, 1 day] and defaults it to 300 s', async () => {
-    for (const [hint, freshMs] of [[1, 30_000], [10 ** 9, 86_400_000], [undefined, 300_000], ['600', 300_000]] as const) {
+    for (const [hint, freshMs] of [
+      [1, 30_000],
+      [10 ** 9, 86_400_000],
+      [undefined, 300_000],
+      ['600', 300_000],
+    ] as const) {
       serve({ keys: [key], spiffe_refresh_hint: hint });
       const path = `/hint-${String(hint)}`;
       const c = cache();

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { parseSpiffeId, parseWorkloadSpiffeId } from '../../../src/oauth/spiffe/spiffe-id.ts';
 
 const WORKLOAD = 'spiffe://example.org/ns/prod/sa/billing';
@@ -21,12 +21,30 @@ describe('SPIFFE ID grammar (SPIFFE-ID.md)', () => {
 
   it('refuses everything the standard excludes', () => {
     for (const bad of [
-      'https://example.org/a', 'SPIFFE://example.org/a', 'spiffe://Example.org/a', 'spiffe:///a', 'spiffe://', 'spiffe:example.org/a',
-      'spiffe://example.org/', 'spiffe://example.org/a/', 'spiffe://example.org//a', 'spiffe://example.org/./a', 'spiffe://example.org/a/..',
-      'spiffe://example.org:8443/a', 'spiffe://user@example.org/a', 'spiffe://example.org/a?x=1', 'spiffe://example.org/a#f',
-      'spiffe://example.org/a%20b', 'spiffe://example.org/a b', 'spiffe://exam\u00e9ple.org/a', 'spiffe://example.org/a\n',
-      'spiffe://example.org/a/\u00e9', 42, undefined,
-    ]) assert.equal(parseSpiffeId(bad), undefined, String(bad));
+      'https://example.org/a',
+      'SPIFFE://example.org/a',
+      'spiffe://Example.org/a',
+      'spiffe:///a',
+      'spiffe://',
+      'spiffe:example.org/a',
+      'spiffe://example.org/',
+      'spiffe://example.org/a/',
+      'spiffe://example.org//a',
+      'spiffe://example.org/./a',
+      'spiffe://example.org/a/..',
+      'spiffe://example.org:8443/a',
+      'spiffe://user@example.org/a',
+      'spiffe://example.org/a?x=1',
+      'spiffe://example.org/a#f',
+      'spiffe://example.org/a%20b',
+      'spiffe://example.org/a b',
+      'spiffe://exam\u00e9ple.org/a',
+      'spiffe://example.org/a\n',
+      'spiffe://example.org/a/\u00e9',
+      42,
+      undefined,
+    ])
+      assert.equal(parseSpiffeId(bad), undefined, String(bad));
   });
 
   it('names a workload only with a path', () => {

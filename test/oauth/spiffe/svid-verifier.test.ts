@@ -1,12 +1,12 @@
-import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignJWT, base64url, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK, type JWTHeaderParameters, type JWTPayload } from 'jose';
-import { SvidVerifier, type SvidTrust, type SvidVerifierOptions } from '../../../src/oauth/spiffe/svid-verifier.ts';
-import { SvidError, type SvidErrorCode } from '../../../src/oauth/spiffe/svid-error.ts';
-import { parseSpiffeId } from '../../../src/oauth/spiffe/spiffe-id.ts';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { base64url, type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, type JWTHeaderParameters, type JWTPayload, SignJWT } from 'jose';
 import type { JwksFetchError } from '../../../src/oauth/spiffe/jwks-cache.ts';
+import { parseSpiffeId } from '../../../src/oauth/spiffe/spiffe-id.ts';
+import { SvidError, type SvidErrorCode } from '../../../src/oauth/spiffe/svid-error.ts';
+import { type SvidTrust, SvidVerifier, type SvidVerifierOptions } from '../../../src/oauth/spiffe/svid-verifier.ts';
 
 const T0 = 1_900_000_000_000;
 const T0_S = T0 / 1000;
@@ -96,7 +96,8 @@ describe('SvidVerifier', () => {
     for (const token of [
       await sign(rsa, { aud: ['other', AUDIENCE] }, { typ: 'JOSE' }),
       await new SignJWT({ sub: WORKLOAD, aud: AUDIENCE, exp: T0_S + 60 }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(ec.privateKey as CryptoKey),
-    ]) assert.equal((await v.verify(token, trust, AUDIENCE)).spiffeId, WORKLOAD);
+    ])
+      assert.equal((await v.verify(token, trust, AUDIENCE)).spiffeId, WORKLOAD);
   });
 
   it('refuses alg none and HS256 (signed with the published key) before fetching any key', async () => {
@@ -237,7 +238,11 @@ describe('SvidVerifier', () => {
     assert.equal((await refused(verifier().verify(token, down, AUDIENCE), 'SVID_JWKS_UNAVAILABLE')).retryAfterSeconds, 30);
     assert.equal((await refused(verifier({ cooldownMs: 4_500 }).verify(token, down, AUDIENCE), 'SVID_JWKS_UNAVAILABLE')).retryAfterSeconds, 5);
     jwks.serve({ keys: [] });
-    assert.equal((await refused(verifier().verify(token, trust, AUDIENCE), 'SVID_KEY_UNKNOWN')).retryAfterSeconds, undefined, 'only an unavailable key set says when to retry');
+    assert.equal(
+      (await refused(verifier().verify(token, trust, AUDIENCE), 'SVID_KEY_UNKNOWN')).retryAfterSeconds,
+      undefined,
+      'only an unavailable key set says when to retry',
+    );
   });
 
   it('answers SVID_JWKS_UNAVAILABLE when the bundle endpoint returns garbage', async () => {

@@ -1,11 +1,11 @@
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
+import { KeyRing } from '../../../src/oauth/keys/key-ring.ts';
+import { MAX_ACT_DEPTH } from '../../../src/oauth/tokens/delegation-claims.ts';
+import { TokenReader, TokenRejected } from '../../../src/oauth/tokens/reader.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
-import { KeyRing } from '../../../src/oauth/keys/key-ring.ts';
-import { TokenReader, TokenRejected } from '../../../src/oauth/tokens/reader.ts';
-import { MAX_ACT_DEPTH } from '../../../src/oauth/tokens/delegation-claims.ts';
 
 const ISSUER = 'https://tessera.test';
 /** The frozen clock every check below is judged against. */
@@ -25,7 +25,10 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
   };
   const rejection = async (claims: Record<string, unknown>): Promise<string> => {
     const value = await sign(claims);
-    const error = await reader.jwt(value).then(() => undefined, (e: unknown) => e);
+    const error = await reader.jwt(value).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof TokenRejected, `accepted: ${JSON.stringify(claims)}`);
     return error.message;
   };

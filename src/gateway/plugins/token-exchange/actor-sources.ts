@@ -1,11 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
-import { GatewayError } from '../../proxy/gateway-error.ts';
-import type { TokenExchangeParams } from './schema.ts';
-import { postTokenRequest, type TokenResponse } from './exchange-client.ts';
-import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
-import { Backoff, BackgroundRefresh, realSchedule, type Schedule } from '../../../concurrency/refresh-with-backoff.ts';
+import { BackgroundRefresh, Backoff, realSchedule, type Schedule } from '../../../concurrency/refresh-with-backoff.ts';
 import { SingleFlightOne } from '../../../concurrency/single-flight.ts';
-
+import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
+import { GatewayError } from '../../proxy/gateway-error.ts';
+import { postTokenRequest, type TokenResponse } from './exchange-client.ts';
+import type { TokenExchangeParams } from './schema.ts';
 
 export interface ActorToken {
   token: string;
@@ -41,7 +40,8 @@ export class OAuthClientActor implements ActorSource {
 
   async actor(): Promise<ActorToken> {
     const current = this.#current;
-    if (current && (current.expiresAt === undefined || Date.now() < current.expiresAt - 5_000)) return { token: current.accessToken, type: TOKEN_TYPE.accessToken };
+    if (current && (current.expiresAt === undefined || Date.now() < current.expiresAt - 5_000))
+      return { token: current.accessToken, type: TOKEN_TYPE.accessToken };
     return { token: (await this.#mint()).accessToken, type: TOKEN_TYPE.accessToken };
   }
 
@@ -50,19 +50,27 @@ export class OAuthClientActor implements ActorSource {
   }
 
   #mint(): Promise<TokenResponse> {
-    return this.#minting.run(() => postTokenRequest(`${this.#params.serviceBaseUrl}/oauth2/tokens`, new URLSearchParams({ grant_type: 'client_credentials' }), this.#params.client, this.#params.timeoutMs, "minting the gateway's client_credentials token")
-      .then((minted) => {
-        this.#current = minted;
-        this.#backoff.succeeded();
-        if (minted.expiresAt !== undefined) {
-          const life = minted.expiresAt - Date.now();
-          this.#renewal.refreshIn(Math.max(0, Math.min(life * 0.8, life - 30_000)));
-        }
-        return minted;
-      })
-      .catch((error: unknown) => {
-        throw error instanceof GatewayError ? new GatewayError('GATEWAY_ACTOR_UNAVAILABLE', error.message, { cause: error.cause }) : error;
-      }));
+    return this.#minting.run(() =>
+      postTokenRequest(
+        `${this.#params.serviceBaseUrl}/oauth2/tokens`,
+        new URLSearchParams({ grant_type: 'client_credentials' }),
+        this.#params.client,
+        this.#params.timeoutMs,
+        "minting the gateway's client_credentials token",
+      )
+        .then((minted) => {
+          this.#current = minted;
+          this.#backoff.succeeded();
+          if (minted.expiresAt !== undefined) {
+            const life = minted.expiresAt - Date.now();
+            this.#renewal.refreshIn(Math.max(0, Math.min(life * 0.8, life - 30_000)));
+          }
+          return minted;
+        })
+        .catch((error: unknown) => {
+          throw error instanceof GatewayError ? new GatewayError('GATEWAY_ACTOR_UNAVAILABLE', error.message, { cause: error.cause }) : error;
+        }),
+    );
   }
 }
 

@@ -59,7 +59,7 @@ export function stripToken(headers: ForwardHeaders, where: TokenLocation, token:
 
 function cookies(headers: ForwardHeaders): [string, string][] {
   const raw = headers.cookie;
-  const text = Array.isArray(raw) ? raw.join('; ') : raw ?? '';
+  const text = Array.isArray(raw) ? raw.join('; ') : (raw ?? '');
   return text.split(';').flatMap((part) => {
     const eq = part.indexOf('=');
     return eq > 0 ? [[part.slice(0, eq).trim(), part.slice(eq + 1).trim()] as [string, string]] : [];

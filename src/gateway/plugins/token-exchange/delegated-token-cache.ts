@@ -29,12 +29,14 @@ export class DelegatedTokenCache {
     const hit = this.#entries.get(key);
     if (hit && hit.freshUntil > this.#now()) return hit.token;
     if (hit) this.#entries.delete(key);
-    return this.#exchanges.run(key, () => exchange().then(({ token, expiresAt }) => {
-      // Kept for 90 % of its remaining life, so no upstream ever sees it expire in flight.
-      const now = this.#now();
-      if (expiresAt !== undefined) this.#store(key, token, now + Math.min((expiresAt - now) * 0.9, this.#maxTtlMs));
-      return token;
-    }));
+    return this.#exchanges.run(key, () =>
+      exchange().then(({ token, expiresAt }) => {
+        // Kept for 90 % of its remaining life, so no upstream ever sees it expire in flight.
+        const now = this.#now();
+        if (expiresAt !== undefined) this.#store(key, token, now + Math.min((expiresAt - now) * 0.9, this.#maxTtlMs));
+        return token;
+      }),
+    );
   }
 
   get size(): number {

@@ -41,7 +41,11 @@ export async function postTokenRequest(
     ({ status, text } = await postForm(url, headers, form.toString(), timeoutMs));
   } catch (error) {
     const timedOut = Date.now() - started >= timeoutMs - 5;
-    throw new GatewayError(timedOut ? 'GATEWAY_TOKEN_ENDPOINT_TIMEOUT' : 'GATEWAY_TOKEN_ENDPOINT_UNREACHABLE', `${what} failed: the token endpoint ${timedOut ? 'did not answer in time' : 'could not be reached'}`, { cause: error });
+    throw new GatewayError(
+      timedOut ? 'GATEWAY_TOKEN_ENDPOINT_TIMEOUT' : 'GATEWAY_TOKEN_ENDPOINT_UNREACHABLE',
+      `${what} failed: the token endpoint ${timedOut ? 'did not answer in time' : 'could not be reached'}`,
+      { cause: error },
+    );
   }
   let body: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } | undefined;
   try {
@@ -51,7 +55,9 @@ export async function postTokenRequest(
   }
   if (status !== 200) throw refusal(status, body, what);
   if (typeof body?.access_token !== 'string' || body.access_token === '') {
-    throw new GatewayError('GATEWAY_TOKEN_ENDPOINT_MALFORMED', `${what} failed: the token endpoint's answer has no access_token`, { cause: new Error(body ? 'no access_token' : 'not JSON') });
+    throw new GatewayError('GATEWAY_TOKEN_ENDPOINT_MALFORMED', `${what} failed: the token endpoint's answer has no access_token`, {
+      cause: new Error(body ? 'no access_token' : 'not JSON'),
+    });
   }
   const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : undefined;
   return { accessToken: body.access_token, expiresAt: expiresIn === undefined ? undefined : Date.now() + expiresIn * 1000 };
@@ -71,9 +77,12 @@ function refusal(status: number, body: { error?: unknown; error_description?: un
   const description = printable(body?.error_description, 200) ?? '';
   const cause = new Error(`${status} ${code}${description ? `: ${description}` : ''}`);
   if (status >= 500) return new GatewayError('GATEWAY_TOKEN_ENDPOINT_FAILED', `${what} failed: the token endpoint failed (${status} ${code})`, { cause });
-  if (description.startsWith('subject_token')) return new GatewayError('GATEWAY_SUBJECT_REFUSED', `${what} failed: the token endpoint refused the subject token (${code})`, { cause });
-  if (description.startsWith('actor_token')) return new GatewayError('GATEWAY_ACTOR_REFUSED', `${what} failed: the token endpoint refused the actor token (${code})`, { cause });
-  if (code === 'invalid_client') return new GatewayError('GATEWAY_CLIENT_REFUSED', `${what} failed: the token endpoint refused the gateway's client credentials (${code})`, { cause });
+  if (description.startsWith('subject_token'))
+    return new GatewayError('GATEWAY_SUBJECT_REFUSED', `${what} failed: the token endpoint refused the subject token (${code})`, { cause });
+  if (description.startsWith('actor_token'))
+    return new GatewayError('GATEWAY_ACTOR_REFUSED', `${what} failed: the token endpoint refused the actor token (${code})`, { cause });
+  if (code === 'invalid_client')
+    return new GatewayError('GATEWAY_CLIENT_REFUSED', `${what} failed: the token endpoint refused the gateway's client credentials (${code})`, { cause });
   return new GatewayError('GATEWAY_TOKEN_ENDPOINT_REFUSED', `${what} failed: the token endpoint refused the request (${status} ${code})`, { cause });
 }
 
@@ -103,30 +112,33 @@ function postForm(url: string, headers: Record<string, string>, body: string, ti
       settle(() => reject(error));
       controller?.abort(error);
     }, timeoutMs);
-    agentFor(timeoutMs).dispatch({ origin, path: `${pathname}${search}`, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, {
-      onRequestStart(c) {
-        controller = c;
-        if (settled) c.abort(new Error('the deadline passed'));
+    agentFor(timeoutMs).dispatch(
+      { origin, path: `${pathname}${search}`, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (settled) c.abort(new Error('the deadline passed'));
+        },
+        onResponseStart(_c, statusCode) {
+          status = statusCode;
+        },
+        onResponseData(c, chunk) {
+          bytes += chunk.length;
+          chunks.push(chunk);
+          // A token response is small; past 64 KiB it is not one: stop reading, and the
+          // truncated text is then no JSON (MALFORMED, or REFUSED with its status).
+          if (bytes > MAX_TOKEN_RESPONSE_BYTES) {
+            settle(() => resolve({ status, text: '' })); // before abort, whose error comes back at once
+            c.abort(new Error('the token response is too large'));
+          }
+        },
+        onResponseEnd() {
+          settle(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
+        },
+        onResponseError(_c, error) {
+          settle(() => reject(error));
+        },
       },
-      onResponseStart(_c, statusCode) {
-        status = statusCode;
-      },
-      onResponseData(c, chunk) {
-        bytes += chunk.length;
-        chunks.push(chunk);
-        // A token response is small; past 64 KiB it is not one: stop reading, and the
-        // truncated text is then no JSON (MALFORMED, or REFUSED with its status).
-        if (bytes > MAX_TOKEN_RESPONSE_BYTES) {
-          settle(() => resolve({ status, text: '' })); // before abort, whose error comes back at once
-          c.abort(new Error('the token response is too large'));
-        }
-      },
-      onResponseEnd() {
-        settle(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
-      },
-      onResponseError(_c, error) {
-        settle(() => reject(error));
-      },
-    });
+    );
   });
 }

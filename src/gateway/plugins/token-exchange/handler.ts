@@ -1,12 +1,12 @@
 import { hash } from 'node:crypto';
+import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
 import { GatewayError } from '../../proxy/gateway-error.ts';
 import type { PluginContext, RequestPlugin } from '../../proxy/proxy-server.ts';
-import type { TokenExchangeParams } from './schema.ts';
+import { type ActorSource, type ActorToken, OAuthClientActor, SvidEnvActor, SvidFileActor } from './actor-sources.ts';
 import { readToken, stripToken, type TokenLocation } from './credentials.ts';
-import { postTokenRequest } from './exchange-client.ts';
-import { OAuthClientActor, SvidEnvActor, SvidFileActor, type ActorSource, type ActorToken } from './actor-sources.ts';
-import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
 import { DelegatedTokenCache } from './delegated-token-cache.ts';
+import { postTokenRequest } from './exchange-client.ts';
+import type { TokenExchangeParams } from './schema.ts';
 
 const sha256 = (text: string) => hash('sha256', text, 'base64url');
 
@@ -14,7 +14,7 @@ const sha256 = (text: string) => hash('sha256', text, 'base64url');
 function lastHash(): (text: string) => string {
   let text = '';
   let digest = '';
-  return (next) => (next === text ? digest : (digest = sha256(text = next)));
+  return (next) => (next === text ? digest : (digest = sha256((text = next))));
 }
 
 function actorSource(params: TokenExchangeParams): ActorSource | undefined {
@@ -47,14 +47,20 @@ function requireToken(headers: PluginContext['headers'], at: TokenLocation, part
   const reading = readToken(headers, at);
   if (reading.kind === 'token') return reading.token;
   const code = party === 'subject' ? 'GATEWAY_SUBJECT_MISSING' : 'GATEWAY_ACTOR_MISSING';
-  if (reading.kind === 'missing') throw new GatewayError(code, `the request carries no ${party} token (${describe(at)})`, { headers: { 'www-authenticate': 'Bearer' } });
-  throw new GatewayError(party === 'subject' ? 'GATEWAY_SUBJECT_MALFORMED' : 'GATEWAY_ACTOR_MALFORMED', `the ${party} token (${describe(at)}) ${reading.reason}`, {
-    headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="the ${party} token is malformed"` },
-  });
+  if (reading.kind === 'missing')
+    throw new GatewayError(code, `the request carries no ${party} token (${describe(at)})`, { headers: { 'www-authenticate': 'Bearer' } });
+  throw new GatewayError(
+    party === 'subject' ? 'GATEWAY_SUBJECT_MALFORMED' : 'GATEWAY_ACTOR_MALFORMED',
+    `the ${party} token (${describe(at)}) ${reading.reason}`,
+    {
+      headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="the ${party} token is malformed"` },
+    },
+  );
 }
 
 export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: PluginOptions = {}): RequestPlugin {
-  const source = params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? sources.workloadApi : sources.oauthClient ?? actorSource(params);
+  const source =
+    params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? sources.workloadApi : (sources.oauthClient ?? actorSource(params));
   if (params.actor.mode !== 'request_actor' && !source) throw new TypeError(`plugin ${id}: no actor source for ${JSON.stringify(params.actor)}`);
   const subjectAt: TokenLocation = { header: params.subject.header, cookie: params.subject.cookie };
   const actorAt: TokenLocation | undefined = params.actor.mode === 'request_actor' ? { header: params.actor.header, cookie: params.actor.cookie } : undefined;
@@ -92,7 +98,7 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
         actor = await source!.actor();
       }
       const key = `${id}:${sha256(subject)}:${actorHash(actor.token)}`;
-      const delegated = cache ? (cache.fresh(key) ?? await cache.get(key, () => exchange(subject, actor))) : (await exchange(subject, actor)).token;
+      const delegated = cache ? (cache.fresh(key) ?? (await cache.get(key, () => exchange(subject, actor)))) : (await exchange(subject, actor)).token;
       if (params.subject.strip) stripToken(headers, subjectAt, subject);
       if (actorAt && params.actor.mode === 'request_actor' && params.actor.strip) stripToken(headers, actorAt, actor.token);
       headers[outputHeader] = `${params.outputPrefix}${delegated}`;

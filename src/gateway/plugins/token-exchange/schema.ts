@@ -1,11 +1,24 @@
+import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../../../oauth/tokens/token-types.ts';
 import { GatewayConfigError, type KeyNamer } from '../../config/config-error.ts';
 import { parseDuration } from '../../config/duration.ts';
-import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../../../oauth/tokens/token-types.ts';
 
 export const ACTOR_MODES = ['oauth_client', 'gate_svid', 'request_actor'] as const;
 export const SVID_SOURCES = ['file', 'env', 'workload_api'] as const;
 
-type Kind = 'url' | 'text' | 'header' | 'cookie' | 'boolean' | 'duration' | 'count' | 'list' | 'uri-list' | 'path' | 'env-var' | 'unix-socket' | readonly string[];
+type Kind =
+  | 'url'
+  | 'text'
+  | 'header'
+  | 'cookie'
+  | 'boolean'
+  | 'duration'
+  | 'count'
+  | 'list'
+  | 'uri-list'
+  | 'path'
+  | 'env-var'
+  | 'unix-socket'
+  | readonly string[];
 
 /** Spec §2.1, plus the delegated-token cache switches; every default lives here. */
 export const FIELDS = {
@@ -80,7 +93,8 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
     if (!(name in FIELDS)) throw new GatewayConfigError(at(name), `is not a token-exchange parameter (known: ${FIELD_NAMES.join(', ')})`);
   }
   // Defaults are already typed; only what the operator wrote is converted (and checked).
-  const read = (name: FieldName) => (given[name] === undefined ? (FIELDS[name] as { default?: unknown }).default : convert(given[name], FIELDS[name].kind, at(name)));
+  const read = (name: FieldName) =>
+    given[name] === undefined ? (FIELDS[name] as { default?: unknown }).default : convert(given[name], FIELDS[name].kind, at(name));
   const present = (name: FieldName) => given[name] !== undefined;
   const require = (name: FieldName, when: string) => {
     if (!present(name)) throw new GatewayConfigError(at(name), `is required ${when}`);
@@ -91,14 +105,22 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
     if (found) throw new GatewayConfigError(at(found), `applies only ${when}`);
   };
   const oneOf = (a: FieldName, b: FieldName, what: string) => {
-    if (present(a) && present(b)) throw new GatewayConfigError(at(b), `cannot be set together with ${at(a)}: ${what} comes from a header or a cookie, not both`);
+    if (present(a) && present(b))
+      throw new GatewayConfigError(at(b), `cannot be set together with ${at(a)}: ${what} comes from a header or a cookie, not both`);
     if (!present(a) && !present(b)) throw new GatewayConfigError(at(a), `is required (or ${at(b)}): where ${what} is read from`);
   };
 
   const serviceBaseUrl = require('service_base_url', '') as string;
   oneOf('subject_header_with_token', 'subject_cookie_with_token', 'the subject token');
   const mode = require('actor_mode', '') as TokenExchangeParams['actor']['mode'];
-  const svidFields: FieldName[] = ['actor_svid_source', 'actor_svid_file_path', 'actor_svid_file_reload', 'actor_svid_env_var', 'actor_workload_api_socket', 'actor_workload_api_audience'];
+  const svidFields: FieldName[] = [
+    'actor_svid_source',
+    'actor_svid_file_path',
+    'actor_svid_file_reload',
+    'actor_svid_env_var',
+    'actor_workload_api_socket',
+    'actor_workload_api_audience',
+  ];
   const requestActorFields: FieldName[] = ['actor_header_with_token', 'actor_cookie_with_token', 'actor_strip_after_exchange'];
   let actor: TokenExchangeParams['actor'];
   if (mode === 'gate_svid') {
@@ -106,28 +128,47 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
     const source = require('actor_svid_source', 'with actor_mode=gate_svid') as 'file' | 'env' | 'workload_api';
     if (source === 'file') {
       forbid(['actor_svid_env_var', 'actor_workload_api_socket', 'actor_workload_api_audience'], 'with another actor_svid_source');
-      actor = { mode, source, filePath: require('actor_svid_file_path', 'with actor_svid_source=file') as string, reloadMs: read('actor_svid_file_reload') as number };
+      actor = {
+        mode,
+        source,
+        filePath: require('actor_svid_file_path', 'with actor_svid_source=file') as string,
+        reloadMs: read('actor_svid_file_reload') as number,
+      };
     } else if (source === 'env') {
       forbid(['actor_svid_file_path', 'actor_svid_file_reload', 'actor_workload_api_socket', 'actor_workload_api_audience'], 'with another actor_svid_source');
       actor = { mode, source, envVar: require('actor_svid_env_var', 'with actor_svid_source=env') as string };
     } else {
       forbid(['actor_svid_file_path', 'actor_svid_file_reload', 'actor_svid_env_var'], 'with another actor_svid_source');
       const audience = present('actor_workload_api_audience') ? (read('actor_workload_api_audience') as string) : undefined;
-      actor = { mode, source, socket: require('actor_workload_api_socket', 'with actor_svid_source=workload_api') as string, ...(audience ? { audience } : {}) };
+      actor = {
+        mode,
+        source,
+        socket: require('actor_workload_api_socket', 'with actor_svid_source=workload_api') as string,
+        ...(audience ? { audience } : {}),
+      };
     }
   } else if (mode === 'request_actor') {
     forbid(svidFields, 'with actor_mode=gate_svid');
     oneOf('actor_header_with_token', 'actor_cookie_with_token', 'the actor token');
-    actor = { mode, header: read('actor_header_with_token') as string | undefined, cookie: read('actor_cookie_with_token') as string | undefined, strip: read('actor_strip_after_exchange') as boolean };
+    actor = {
+      mode,
+      header: read('actor_header_with_token') as string | undefined,
+      cookie: read('actor_cookie_with_token') as string | undefined,
+      strip: read('actor_strip_after_exchange') as boolean,
+    };
   } else {
     forbid([...svidFields, ...requestActorFields], `with another actor_mode than ${mode}`);
     actor = { mode };
   }
 
   if (present('oauth_client_id') !== present('oauth_client_secret')) {
-    throw new GatewayConfigError(at(present('oauth_client_id') ? 'oauth_client_secret' : 'oauth_client_id'), 'is required together with the other of oauth_client_id and oauth_client_secret');
+    throw new GatewayConfigError(
+      at(present('oauth_client_id') ? 'oauth_client_secret' : 'oauth_client_id'),
+      'is required together with the other of oauth_client_id and oauth_client_secret',
+    );
   }
-  if (mode === 'oauth_client' && !present('oauth_client_id')) throw new GatewayConfigError(at('oauth_client_id'), 'is required with actor_mode=oauth_client (with oauth_client_secret)');
+  if (mode === 'oauth_client' && !present('oauth_client_id'))
+    throw new GatewayConfigError(at('oauth_client_id'), 'is required with actor_mode=oauth_client (with oauth_client_secret)');
   const requestedTokenType = require('requested_token_type', '') as TokenExchangeParams['requestedTokenType'];
   if (requestedTokenType === TOKEN_TYPE.jwt) {
     forbid(['scope', 'audience', 'resource'], 'with requested_token_type access_token (the service refuses them for jwt output)');
@@ -178,7 +219,9 @@ function convert(raw: unknown, kind: Kind, name: string): unknown {
   switch (kind) {
     case 'url': {
       const url = URL.canParse(text) ? new URL(text) : undefined;
-      return url && (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash ? text : fail('must be an http(s) URL without query or fragment');
+      return url && (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash
+        ? text
+        : fail('must be an http(s) URL without query or fragment');
     }
     case 'header':
       return HEADER.test(text) ? text : fail('must be an HTTP header name without "_" (the gateway drops headers with "_")');

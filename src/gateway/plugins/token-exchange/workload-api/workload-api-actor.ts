@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { GatewayError } from '../../../proxy/gateway-error.ts';
-import type { ActorSource, ActorToken } from '../actor-sources.ts';
-import { TOKEN_TYPE } from '../../../../oauth/tokens/token-types.ts';
 import { Backoff } from '../../../../concurrency/refresh-with-backoff.ts';
 import { SingleFlightOne } from '../../../../concurrency/single-flight.ts';
+import { TOKEN_TYPE } from '../../../../oauth/tokens/token-types.ts';
+import { GatewayError } from '../../../proxy/gateway-error.ts';
+import type { ActorSource, ActorToken } from '../actor-sources.ts';
 
 /** The proto (JWT-SVID subset of the SPIFFE Workload API) this client speaks; tests serve it too. */
 export const WORKLOAD_PROTO_PATH = fileURLToPath(new URL('./workload.proto', import.meta.url));
@@ -29,7 +29,12 @@ interface JwtSvidResponse {
   svids: JwtSvidMessage[];
 }
 interface WorkloadClient extends grpc.Client {
-  FetchJWTSVID(request: { audience: string[]; spiffe_id?: string }, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response?: JwtSvidResponse) => void): grpc.ClientUnaryCall;
+  FetchJWTSVID(
+    request: { audience: string[]; spiffe_id?: string },
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+    callback: (error: grpc.ServiceError | null, response?: JwtSvidResponse) => void,
+  ): grpc.ClientUnaryCall;
 }
 type WorkloadClientConstructor = new (target: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => WorkloadClient;
 
@@ -172,9 +177,11 @@ export class WorkloadApiActor implements ActorSource {
             client.close();
           }
           const message =
-            error.code === grpc.status.DEADLINE_EXCEEDED ? 'the SPIFFE Workload API did not answer in time'
-            : error.code === grpc.status.UNAVAILABLE ? 'the SPIFFE Workload API is unreachable'
-            : `the SPIFFE Workload API refused the JWT-SVID request (${grpc.status[error.code] ?? error.code})`;
+            error.code === grpc.status.DEADLINE_EXCEEDED
+              ? 'the SPIFFE Workload API did not answer in time'
+              : error.code === grpc.status.UNAVAILABLE
+                ? 'the SPIFFE Workload API is unreachable'
+                : `the SPIFFE Workload API refused the JWT-SVID request (${grpc.status[error.code] ?? error.code})`;
           reject(unavailable(message, error));
         } else if (!response) reject(unavailable('the SPIFFE Workload API returned no response'));
         else resolve(response);

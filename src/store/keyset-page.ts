@@ -2,11 +2,11 @@ import type { SqlExecutor } from './sql-driver.ts';
 import type { Page, PageRequest } from './types.ts';
 
 /** Tables listed per organisation in id order (ids are time-ordered, so this is creation order). */
-export type ListedTable = 'api_keys' | 'persons' | 'oauth_clients' | 'audit_events';
+export type ListedTable = 'api_keys' | 'persons' | 'oauth_clients' | 'audit_events' | 'credentials';
 
-/** An optional equality filter on one trusted column name. */
+/** An optional equality filter on one trusted column name (a person's credentials: person_id). */
 export interface PageFilter {
-  column: 'type';
+  column: 'type' | 'person_id';
   value: string;
 }
 

@@ -1,5 +1,7 @@
 import { sqlAuditStore } from './audit/sql.ts';
+import { forgetAttemptsOfParty, sqlAuthnAttemptStore } from './authn/sql.ts';
 import { sqlClientStore } from './clients/sql.ts';
+import { sqlCredentialStore } from './credentials/sql.ts';
 import { sqlOrganizationStore } from './organizations/sql.ts';
 import type { PartyDeletionStep } from './party-deletion.ts';
 import { sqlPersonStore } from './persons/sql.ts';
@@ -14,7 +16,8 @@ import { revokeTokensOfParty, sqlTokenStore } from './tokens/sql.ts';
  */
 export function sqlStore(db: SqlDriver): Store {
   // What else must go, in the deleting transaction, when a person or a client is deleted.
-  const onPartyDeleted: PartyDeletionStep[] = [revokeTokensOfParty];
+  // (A person's credentials go by the foreign key's ON DELETE CASCADE, in the same statement.)
+  const onPartyDeleted: PartyDeletionStep[] = [revokeTokensOfParty, forgetAttemptsOfParty];
   // Typed as the intersection of the parts, so leaving a module out fails to compile here.
   const store: Store = composeStores(
     connection(db),
@@ -24,6 +27,8 @@ export function sqlStore(db: SqlDriver): Store {
     sqlTokenStore(db),
     sqlSigningKeyStore(db),
     sqlAuditStore(db),
+    sqlCredentialStore(db),
+    sqlAuthnAttemptStore(db),
   );
   return store;
 }

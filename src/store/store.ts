@@ -1,5 +1,7 @@
 import type { AuditStore } from './audit/store.ts';
+import type { AuthnAttemptStore } from './authn/store.ts';
 import type { ClientStore } from './clients/store.ts';
+import type { CredentialStore } from './credentials/store.ts';
 import type { OrganizationStore } from './organizations/store.ts';
 import type { PersonStore } from './persons/store.ts';
 import type { SigningKeyStore } from './signing-keys/store.ts';
@@ -25,4 +27,12 @@ export interface StoreConnection {
  * uniqueness rule throws ConflictError, a database that cannot be reached throws
  * StorageUnavailableError; a method scoped to an organisation never sees another's rows.
  */
-export type Store = StoreConnection & OrganizationStore & PersonStore & ClientStore & TokenStore & SigningKeyStore & AuditStore;
+export type Store = StoreConnection &
+  OrganizationStore &
+  PersonStore &
+  ClientStore &
+  TokenStore &
+  SigningKeyStore &
+  AuditStore &
+  CredentialStore &
+  AuthnAttemptStore;

@@ -1,0 +1,41 @@
+import { time } from '../rows.ts';
+import type { SqlDriver, SqlExecutor } from '../sql-driver.ts';
+import type { AttemptRecord, AuthnAttemptStore } from './store.ts';
+
+/** The attempt store over either SQL dialect: table authn_attempts. */
+export function sqlAuthnAttemptStore(db: SqlDriver): AuthnAttemptStore {
+  return {
+    async getAuthnAttempts(orgId, subject): Promise<AttemptRecord | undefined> {
+      const [row] = await db.all<{ failures: number | string; last_attempt_at: number | string }>(
+        'SELECT failures, last_attempt_at FROM authn_attempts WHERE org_id = $1 AND subject = $2',
+        [orgId, subject],
+      );
+      return row && { failures: Number(row.failures), lastAttemptAt: time(row.last_attempt_at) };
+    },
+
+    async countAuthnAttemptIf(orgId, subject, expectedFailures, at): Promise<boolean> {
+      // One upsert: a first attempt inserts (a racing insert turns into the conditional
+      // update), any later one increments only from the count the caller decided on.
+      const counted = await db.run(
+        `INSERT INTO authn_attempts (org_id, subject, failures, last_attempt_at) VALUES ($1, $2, 1, $4)
+         ON CONFLICT (org_id, subject) DO UPDATE SET failures = authn_attempts.failures + 1, last_attempt_at = $4
+         WHERE authn_attempts.failures = $3`,
+        [orgId, subject, expectedFailures, at],
+      );
+      return counted === 1;
+    },
+
+    async uncountAuthnAttempt(orgId, subject): Promise<void> {
+      await db.run('UPDATE authn_attempts SET failures = failures - 1 WHERE org_id = $1 AND subject = $2 AND failures > 0', [orgId, subject]);
+    },
+
+    async clearAuthnAttempts(orgId, subject): Promise<void> {
+      await db.run('DELETE FROM authn_attempts WHERE org_id = $1 AND subject = $2', [orgId, subject]);
+    },
+  };
+}
+
+/** A party-deletion step: a deleted person's counter goes with them (party-deletion.ts). */
+export function forgetAttemptsOfParty(tx: SqlExecutor, orgId: string, partyId: string): Promise<number> {
+  return tx.run('DELETE FROM authn_attempts WHERE org_id = $1 AND subject = $2', [orgId, partyId]);
+}

@@ -1,0 +1,103 @@
+import { keysetPage } from '../keyset-page.ts';
+import { type Json, json, optionalTime, time } from '../rows.ts';
+import type { SqlDriver } from '../sql-driver.ts';
+import type { Page, PageRequest } from '../types.ts';
+import type { Credential, CredentialData, CredentialStore } from './store.ts';
+
+interface CredentialRow {
+  id: string;
+  org_id: string;
+  person_id: string;
+  type: string;
+  label: string | null;
+  params: Json;
+  secret: Json | null;
+  version: number | string;
+  last_used: number | string | null;
+  created_at: number | string;
+}
+
+function toCredential(row: CredentialRow): Credential {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    personId: row.person_id,
+    type: row.type,
+    label: row.label,
+    params: json(row.params),
+    secret: row.secret === null ? null : json(row.secret),
+    version: Number(row.version),
+    lastUsed: optionalTime(row.last_used),
+    createdAt: time(row.created_at),
+  };
+}
+
+/** A JSON column value; a null secret is SQL NULL, not the JSON text "null". */
+function jsonParam(value: object | null): string | null {
+  return value === null ? null : JSON.stringify(value);
+}
+
+/**
+ * The credential store over either SQL dialect: table credentials. Its person_id references
+ * persons with ON DELETE CASCADE, so deleting a person deletes their credentials in the same
+ * statement, and a credential cannot be inserted for a person being deleted.
+ */
+export function sqlCredentialStore(db: SqlDriver): CredentialStore {
+  const personExists = async (orgId: string, personId: string) =>
+    (await db.all('SELECT 1 AS found FROM persons WHERE org_id = $1 AND id = $2', [orgId, personId])).length > 0;
+
+  return {
+    async createCredential(c): Promise<boolean> {
+      try {
+        // Inserted only if the person is of this organisation: one statement, no check-then-act.
+        const inserted = await db.run(
+          `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
+           SELECT $1, $2, $3, $4, $5, $6, $7, 0, NULL, $8 FROM persons WHERE org_id = $2 AND id = $3`,
+          [c.id, c.orgId, c.personId, c.type, c.label, JSON.stringify(c.params), jsonParam(c.secret), c.createdAt],
+        );
+        return inserted === 1;
+      } catch (error) {
+        // The person was deleted between the SELECT and the foreign key check: not found, not a fault.
+        if (!(await personExists(c.orgId, c.personId))) return false;
+        throw error;
+      }
+    },
+
+    async getCredential(orgId, personId, id): Promise<Credential | undefined> {
+      const [row] = await db.all<CredentialRow>('SELECT * FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id]);
+      return row && toCredential(row);
+    },
+
+    listCredentials(orgId, personId, page: PageRequest): Promise<Page<Credential>> {
+      return keysetPage<CredentialRow, Credential>(db, 'credentials', orgId, page, toCredential, { column: 'person_id', value: personId });
+    },
+
+    async listCredentialsOfType(orgId, personId, type): Promise<Credential[]> {
+      const rows = await db.all<CredentialRow>('SELECT * FROM credentials WHERE org_id = $1 AND person_id = $2 AND type = $3 ORDER BY id', [
+        orgId,
+        personId,
+        type,
+      ]);
+      return rows.map(toCredential);
+    },
+
+    async deleteCredential(orgId, personId, id): Promise<boolean> {
+      return (await db.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id])) === 1;
+    },
+
+    async touchCredentialLastUsed(orgId, id, at): Promise<boolean> {
+      return (await db.run('UPDATE credentials SET last_used = $3 WHERE org_id = $1 AND id = $2', [orgId, id, at])) === 1;
+    },
+
+    async updateCredentialIf(orgId, id, expectedVersion, next: CredentialData): Promise<boolean> {
+      const changed = await db.run('UPDATE credentials SET params = $4, secret = $5, version = version + 1 WHERE org_id = $1 AND id = $2 AND version = $3', [
+        orgId,
+        id,
+        expectedVersion,
+        JSON.stringify(next.params),
+        jsonParam(next.secret),
+      ]);
+      return changed === 1;
+    },
+  };
+}

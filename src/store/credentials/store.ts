@@ -1,0 +1,58 @@
+import type { Page, PageRequest } from '../types.ts';
+
+/**
+ * A person's credential. The store knows neither `params` nor `secret` by shape: each
+ * credential type (src/credentials/<type>/) decides them. `params` may be shown back to
+ * an administrator; `secret` (a sealed TOTP key, hashed recovery codes, a password hash as
+ * verified) never leaves the service.
+ */
+export interface Credential {
+  /** `crd_` time-ordered id (crypto/ids.ts). */
+  id: string;
+  orgId: string;
+  personId: string;
+  type: string;
+  label: string | null;
+  params: Record<string, unknown>;
+  secret: Record<string, unknown> | null;
+  /**
+   * Counts every change of params and secret, starting at 0. A change is made only against
+   * the version it was computed from (updateCredentialIf), so spending a single-use thing
+   * (a recovery code, a TOTP time step, a WebAuthn counter) succeeds exactly once.
+   */
+  version: number;
+  /** The last successful authentication with it; null until then. */
+  lastUsed: number | null;
+  createdAt: number;
+}
+
+/** What a credential's next version holds: both parts, written together. */
+export interface CredentialData {
+  params: Record<string, unknown>;
+  secret: Record<string, unknown> | null;
+}
+
+/** Persons' credentials, always addressed within their organisation (and person). */
+export interface CredentialStore {
+  /**
+   * Stores a new credential at version 0. Returns false, storing nothing, when the person is
+   * not a person of the organisation (or is deleted meanwhile): a credential never outlives
+   * its person, whose deletion removes their credentials in the same transaction.
+   */
+  createCredential(credential: Omit<Credential, 'version' | 'lastUsed'>): Promise<boolean>;
+  getCredential(orgId: string, personId: string, id: string): Promise<Credential | undefined>;
+  /** The person's credentials in creation order, keyset-paged like every list. */
+  listCredentials(orgId: string, personId: string, page: PageRequest): Promise<Page<Credential>>;
+  /** All the person's credentials of one type (a person has few), oldest first: what a login tries. */
+  listCredentialsOfType(orgId: string, personId: string, type: string): Promise<Credential[]>;
+  /** false, changing nothing, when no such credential of that person exists. */
+  deleteCredential(orgId: string, personId: string, id: string): Promise<boolean>;
+  /** Sets last_used; false when the credential is gone. */
+  touchCredentialLastUsed(orgId: string, id: string, at: number): Promise<boolean>;
+  /**
+   * Compare-and-set in one conditional UPDATE: writes `next` and bumps the version only if
+   * the stored version is still `expectedVersion`. Of any number of concurrent callers
+   * holding the same version, exactly one gets true; the others changed nothing.
+   */
+  updateCredentialIf(orgId: string, id: string, expectedVersion: number, next: CredentialData): Promise<boolean>;
+}

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { AuthnAttemptStore } from '../../src/store/authn/store.ts';
+import type { OrganizationStore } from '../../src/store/organizations/store.ts';
+import type { PersonStore } from '../../src/store/persons/store.ts';
+import { contractOnEveryBackend, person, storedOrg } from './contract-harness.ts';
+
+contractOnEveryBackend<AuthnAttemptStore & PersonStore & OrganizationStore>('Authentication attempt store', (t) => {
+  it('counts from the expected count only, per organisation and subject, and clears', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const b = await storedOrg(store);
+    assert.equal(await store.getAuthnAttempts(a.id, 'per_x'), undefined);
+    assert.equal(await store.countAuthnAttemptIf(a.id, 'per_x', 0, 100), true, 'the first attempt inserts');
+    assert.equal(await store.countAuthnAttemptIf(a.id, 'per_x', 0, 101), false, 'a stale count changes nothing');
+    assert.equal(await store.countAuthnAttemptIf(a.id, 'per_x', 1, 102), true);
+    assert.deepEqual(await store.getAuthnAttempts(a.id, 'per_x'), { failures: 2, lastAttemptAt: 102 });
+    assert.equal(await store.getAuthnAttempts(b.id, 'per_x'), undefined, 'another organisation');
+    assert.equal(await store.getAuthnAttempts(a.id, 'per_y'), undefined, 'another subject');
+    await store.uncountAuthnAttempt(a.id, 'per_x');
+    assert.deepEqual(await store.getAuthnAttempts(a.id, 'per_x'), { failures: 1, lastAttemptAt: 102 });
+    await store.clearAuthnAttempts(a.id, 'per_x');
+    assert.equal(await store.getAuthnAttempts(a.id, 'per_x'), undefined);
+    assert.equal(await store.countAuthnAttemptIf(a.id, 'per_x', 0, 103), true, 'counting starts again');
+  });
+
+  it('never uncounts below zero', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    await store.countAuthnAttemptIf(a.id, 'per_z', 0, 1);
+    await store.uncountAuthnAttempt(a.id, 'per_z');
+    await store.uncountAuthnAttempt(a.id, 'per_z');
+    assert.equal((await store.getAuthnAttempts(a.id, 'per_z'))?.failures, 0);
+    assert.equal(await store.countAuthnAttemptIf(a.id, 'per_z', 0, 2), true);
+  });
+
+  it('lets exactly one of fifty concurrent attempts count from one read', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    for (const expected of [0, 1]) {
+      const results = await Promise.all(Array.from({ length: 50 }, () => store.countAuthnAttemptIf(a.id, 'per_race', expected, 7)));
+      assert.equal(results.filter(Boolean).length, 1, `from ${expected}`);
+    }
+    assert.equal((await store.getAuthnAttempts(a.id, 'per_race'))?.failures, 2);
+  });
+
+  it("deleting a person forgets their count, nobody else's", async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    await store.countAuthnAttemptIf(a.id, p.id, 0, 1);
+    await store.countAuthnAttemptIf(a.id, 'hdl_unknown', 0, 1);
+    assert.equal(await store.deletePerson(a.id, p.id, 2), true);
+    assert.equal(await store.getAuthnAttempts(a.id, p.id), undefined);
+    assert.equal((await store.getAuthnAttempts(a.id, 'hdl_unknown'))?.failures, 1);
+  });
+});

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { newId } from '../../src/crypto/ids.ts';
+import type { Credential, CredentialStore } from '../../src/store/credentials/store.ts';
+import type { OrganizationStore } from '../../src/store/organizations/store.ts';
+import type { PersonStore } from '../../src/store/persons/store.ts';
+import type { PagePosition } from '../../src/store/types.ts';
+import { contractOnEveryBackend, person, storedOrg } from './contract-harness.ts';
+
+function credential(orgId: string, personId: string, overrides: Partial<Credential> = {}): Omit<Credential, 'version' | 'lastUsed'> {
+  return {
+    id: newId('crd'),
+    orgId,
+    personId,
+    type: 'totp',
+    label: 'phone',
+    params: { recovery_codes_total: 2 },
+    secret: { key: 'sealed', codes: ['h1', 'h2'] },
+    createdAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore>('Credential store', (t) => {
+  it('creates, reads and deletes a credential only within its organisation and person', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const b = await storedOrg(store);
+    const p = person(a.id);
+    const q = person(a.id);
+    await store.createPerson(p);
+    await store.createPerson(q);
+    const c = credential(a.id, p.id);
+    assert.equal(await store.createCredential(c), true);
+    assert.deepEqual(await store.getCredential(a.id, p.id, c.id), { ...c, version: 0, lastUsed: null });
+    assert.equal(await store.getCredential(b.id, p.id, c.id), undefined, 'another organisation');
+    assert.equal(await store.getCredential(a.id, q.id, c.id), undefined, 'another person');
+    assert.equal(await store.deleteCredential(b.id, p.id, c.id), false);
+    assert.equal(await store.deleteCredential(a.id, q.id, c.id), false);
+    assert.equal(await store.deleteCredential(a.id, p.id, c.id), true);
+    assert.equal(await store.getCredential(a.id, p.id, c.id), undefined);
+    assert.equal(await store.deleteCredential(a.id, p.id, c.id), false, 'a second delete finds nothing');
+  });
+
+  it('keeps a null secret and a null label as null', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    const c = credential(a.id, p.id, { secret: null, label: null, type: 'public-key', params: { nested: { sign_count: 3, ok: true } } });
+    await store.createCredential(c);
+    assert.deepEqual(await store.getCredential(a.id, p.id, c.id), { ...c, version: 0, lastUsed: null });
+  });
+
+  it('stores nothing for a person of another organisation or no person at all', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const b = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    const elsewhere = credential(b.id, p.id);
+    assert.equal(await store.createCredential(elsewhere), false);
+    assert.equal(await store.getCredential(b.id, p.id, elsewhere.id), undefined);
+    const nobody = credential(a.id, 'per_never_created');
+    assert.equal(await store.createCredential(nobody), false);
+    assert.equal(await store.getCredential(a.id, 'per_never_created', nobody.id), undefined);
+  });
+
+  it("deleting a person deletes their credentials with them, nobody else's", async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    const q = person(a.id);
+    await store.createPerson(p);
+    await store.createPerson(q);
+    const theirs = [credential(a.id, p.id), credential(a.id, p.id, { type: 'password' })];
+    const others = credential(a.id, q.id);
+    for (const c of [...theirs, others]) assert.equal(await store.createCredential(c), true);
+    assert.equal(await store.deletePerson(a.id, p.id, 1), true);
+    for (const c of theirs) assert.equal(await store.getCredential(a.id, p.id, c.id), undefined);
+    assert.equal((await store.getCredential(a.id, q.id, others.id))?.id, others.id);
+  });
+
+  it("lists one person's credentials, all of them by type, in creation order", async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    const q = person(a.id);
+    await store.createPerson(p);
+    await store.createPerson(q);
+    const first = credential(a.id, p.id, { id: newId('crd', 1_700_000_000_001), type: 'password' });
+    const second = credential(a.id, p.id, { id: newId('crd', 1_700_000_000_002), type: 'totp' });
+    const third = credential(a.id, p.id, { id: newId('crd', 1_700_000_000_003), type: 'password' });
+    for (const c of [third, first, second, credential(a.id, q.id, { type: 'password' })]) await store.createCredential(c);
+    assert.deepEqual(
+      (await store.listCredentialsOfType(a.id, p.id, 'password')).map((c) => c.id),
+      [first.id, third.id],
+    );
+    assert.deepEqual(await store.listCredentialsOfType(a.id, p.id, 'public-key'), []);
+    const all = await store.listCredentials(a.id, p.id, { position: { kind: 'first' }, limit: 10 });
+    assert.deepEqual(
+      all.items.map((c) => c.id),
+      [first.id, second.id, third.id],
+    );
+    assert.equal(all.totalCount, 3, "counts this person's credentials only");
+  });
+
+  it("pages a person's credentials forwards, backwards and from the end", async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    const q = person(a.id);
+    await store.createPerson(p);
+    await store.createPerson(q);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const c = credential(a.id, p.id, { id: newId('crd', 1_700_000_000_000 + i) });
+      await store.createCredential(c);
+      await store.createCredential(credential(a.id, q.id, { id: newId('crd', 1_700_000_000_000 + i) }));
+      ids.push(c.id);
+    }
+    const page = async (position: PagePosition) => {
+      const p2 = await store.listCredentials(a.id, p.id, { position, limit: 2 });
+      return { ids: p2.items.map((c) => c.id), hasPrevious: p2.hasPrevious, hasNext: p2.hasNext, totalCount: p2.totalCount };
+    };
+    assert.deepEqual(await page({ kind: 'first' }), { ids: ids.slice(0, 2), hasPrevious: false, hasNext: true, totalCount: 5 });
+    assert.deepEqual(await page({ kind: 'after', id: ids[1]! }), { ids: ids.slice(2, 4), hasPrevious: true, hasNext: true, totalCount: undefined });
+    assert.deepEqual(await page({ kind: 'after', id: ids[3]! }), { ids: ids.slice(4), hasPrevious: true, hasNext: false, totalCount: undefined });
+    assert.deepEqual(await page({ kind: 'before', id: ids[2]! }), { ids: ids.slice(0, 2), hasPrevious: false, hasNext: true, totalCount: undefined });
+    assert.deepEqual(await page({ kind: 'last' }), { ids: ids.slice(3), hasPrevious: true, hasNext: false, totalCount: undefined });
+  });
+
+  it('sets last_used within the organisation only', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const b = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    const c = credential(a.id, p.id);
+    await store.createCredential(c);
+    assert.equal(await store.touchCredentialLastUsed(b.id, c.id, 5), false);
+    assert.equal((await store.getCredential(a.id, p.id, c.id))?.lastUsed, null);
+    assert.equal(await store.touchCredentialLastUsed(a.id, c.id, 1_800_000_000_000), true);
+    assert.equal((await store.getCredential(a.id, p.id, c.id))?.lastUsed, 1_800_000_000_000);
+    assert.equal(await store.touchCredentialLastUsed(a.id, 'crd_gone', 5), false);
+  });
+
+  it('updates params and secret only from the expected version, bumping it', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const b = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    const c = credential(a.id, p.id);
+    await store.createCredential(c);
+    const next = { params: { recovery_codes_total: 2, used: 1 }, secret: { key: 'sealed', codes: ['h2'] } };
+    assert.equal(await store.updateCredentialIf(b.id, c.id, 0, next), false, 'another organisation');
+    assert.equal(await store.updateCredentialIf(a.id, c.id, 1, next), false, 'a version it never had');
+    assert.equal(await store.updateCredentialIf(a.id, c.id, 0, next), true);
+    assert.equal(await store.updateCredentialIf(a.id, c.id, 0, { params: {}, secret: null }), false, 'the same version twice');
+    const stored = await store.getCredential(a.id, p.id, c.id);
+    assert.deepEqual({ params: stored?.params, secret: stored?.secret, version: stored?.version }, { ...next, version: 1 });
+  });
+
+  it('lets exactly one of fifty concurrent updates from one version win', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    const c = credential(a.id, p.id);
+    await store.createCredential(c);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.updateCredentialIf(a.id, c.id, 0, { params: { winner: i }, secret: { spent: ['h1'] } })),
+    );
+    assert.equal(results.filter(Boolean).length, 1);
+    const stored = await store.getCredential(a.id, p.id, c.id);
+    assert.equal(stored?.version, 1);
+    assert.equal(stored?.params.winner, results.indexOf(true));
+  });
+});

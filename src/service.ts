@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from './config/service-config.ts';
+import type { CredentialType } from './credentials/credential-type.ts';
+import { credentialTypes } from './credentials/registry.ts';
 import { buildApp } from './http/app.ts';
 import { KeyRing } from './oauth/keys/key-ring.ts';
 import { purgeExpiredTokens } from './oauth/tokens/purge.ts';
@@ -15,8 +17,13 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  /** Credential types offered besides the registered ones (tests bring their own). */
+  extraCredentialTypes?: readonly CredentialType[];
+}
+
 /** Opens the database (migrating it), builds the app and listens. */
-export async function startService(config: ServiceConfig): Promise<RunningService> {
+export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<RunningService> {
   const { store, migrated, description } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   let app: FastifyInstance | undefined;
   try {
@@ -24,7 +31,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     await keys.init();
     // With port 0 the address is known only once listening; nothing is served before that.
     let issuer = config.issuer ?? '';
-    app = await buildApp({ store, config, keys, issuer: () => issuer });
+    app = await buildApp({ store, config, keys, issuer: () => issuer, credentialTypes: [...credentialTypes, ...(options.extraCredentialTypes ?? [])] });
     if (migrated.length > 0) app.log.info({ versions: migrated, database: description }, 'database migrated');
     if (!config.issuer && ['0.0.0.0', '::'].includes(config.host)) {
       app.log.warn('listening on all interfaces without TESSERA_ISSUER: tokens will name an unroutable issuer; set TESSERA_ISSUER to the public URL');

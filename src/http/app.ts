@@ -2,6 +2,10 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.ts';
+import { credentialTypeContext } from '../credentials/context.ts';
+import type { CredentialType } from '../credentials/credential-type.ts';
+import { credentialTypes as registeredCredentialTypes } from '../credentials/registry.ts';
+import { credentialRoutes } from '../credentials/routes.ts';
 import type { KeyRing } from '../oauth/keys/key-ring.ts';
 import { registerMetadata } from '../oauth/metadata.ts';
 import { oauthEndpoints } from '../oauth/plugin.ts';
@@ -21,17 +25,26 @@ import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
   store: Store;
-  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel'>;
+  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'>;
   keys: KeyRing;
   /** The public base URL; read per request, since with port 0 it is known only after listening. */
   issuer: () => string;
   now?: () => number;
+  /** The credential types offered; by default those of src/credentials/registry.ts. */
+  credentialTypes?: readonly CredentialType[];
 }
 
 /** Headers that carry credentials: redacted should any log line ever include headers. */
 const REDACTED = ['req.headers.authorization', 'req.headers["service-api-key"]', 'req.headers.cookie'];
 
-export async function buildApp({ store, config, keys, issuer, now = Date.now }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  store,
+  config,
+  keys,
+  issuer,
+  now = Date.now,
+  credentialTypes = registeredCredentialTypes,
+}: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
     bodyLimit: config.bodyLimit,
@@ -91,6 +104,7 @@ export async function buildApp({ store, config, keys, issuer, now = Date.now }: 
   await app.register(oauthEndpoints(deps));
   registerMetadata(app, keys, issuer);
   await app.register(personTokenRoutes(store, tokenIssuer, now));
+  await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
   await app.register(auditRoutes(store));
   return app;
 }

@@ -1,7 +1,7 @@
 import { loadServiceConfig } from '../../src/config/service-config.ts';
 import { newId } from '../../src/crypto/ids.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { type RunningService, startService } from '../../src/service.ts';
+import { type RunningService, type ServiceOptions, startService } from '../../src/service.ts';
 import type { Backend } from './backends.ts';
 
 /** The secret test services seal their signing keys with. */
@@ -30,7 +30,7 @@ export interface TestService {
 }
 
 /** The real service on port 0 over a fresh database of the given backend. */
-export async function startTestService(backend: Backend, env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(backend: Backend, env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<TestService> {
   const database = await backend.fresh();
   const { config } = loadServiceConfig({
     TESSERA_PORT: '0',
@@ -40,7 +40,7 @@ export async function startTestService(backend: Backend, env: Record<string, str
     TESSERA_LOG_LEVEL: 'silent',
     ...env,
   });
-  const service = await startService(config);
+  const service = await startService(config, options);
   return {
     service,
     url: service.url,

@@ -32,7 +32,13 @@ for (const backend of backends()) {
       const now = () => FROZEN;
       const keys = new KeyRing(store, TEST_SECRET, now);
       await keys.init();
-      app = await buildApp({ store, config: { dev: false, bodyLimit: 1_048_576, logLevel: 'silent' }, keys, issuer: () => 'http://tessera.test', now });
+      app = await buildApp({
+        store,
+        config: { dev: false, bodyLimit: 1_048_576, logLevel: 'silent', secret: TEST_SECRET },
+        keys,
+        issuer: () => 'http://tessera.test',
+        now,
+      });
     });
     after(async () => {
       await app.close();

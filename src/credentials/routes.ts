@@ -1,0 +1,157 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { newId } from '../crypto/ids.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
+import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
+import { validatorCompiler } from '../http/validation.ts';
+import type { AuditStore } from '../store/audit/store.ts';
+import type { Credential, CredentialStore } from '../store/credentials/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
+import type { PersonStore } from '../store/persons/store.ts';
+import type { CredentialType, CredentialTypeContext } from './credential-type.ts';
+import { credentialBodyValidator, credentialRequestSchema, credentialViewSchema } from './routes-schemas.ts';
+
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+const PersonParams = Type.Object({ person_id: Id });
+const CredentialParams = Type.Object({ person_id: Id, credential_id: Id });
+
+interface CreateBody {
+  type: string;
+  params: unknown;
+  label?: string;
+}
+
+export interface CredentialRouteOptions {
+  types: readonly CredentialType[];
+  context: CredentialTypeContext;
+  now: () => number;
+}
+
+type CredentialRouteStore = CredentialStore & PersonStore & OrganizationStore & AuditStore;
+
+/**
+ * POST, GET and DELETE /persons/{person_id}/credentials (admin key). The routes choose a
+ * type by `type` and leave `params` to it: the type validates (schema, then `prepare`), says
+ * what to store and what to show; the routes never look inside either.
+ */
+export function credentialRoutes(store: CredentialRouteStore, { types, context, now }: CredentialRouteOptions): FastifyPluginAsyncTypebox {
+  const byName = new Map(types.map((type) => [type.type as string, type]));
+  const present = (credential: Credential) => presentCredential(byName.get(credential.type), credential);
+  const View = credentialViewSchema(types);
+
+  return async (app) => {
+    app.addHook('onRequest', requireApiKey(store, ['admin']));
+    const tags = ['credentials'];
+    const security = [{ orgId: [], apiKey: [] }];
+    const bodyValidator = credentialBodyValidator(types);
+
+    app.post(
+      '/persons/:person_id/credentials',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Create a credential of a person',
+          params: PersonParams,
+          body: credentialRequestSchema(types),
+          response: { 201: Envelope(View), ...commonErrors },
+        },
+        validatorCompiler: (route) => (route.httpPart === 'body' ? bodyValidator(route) : validatorCompiler(route)),
+      },
+      async (request, reply) => {
+        const { org, key } = tenantOf(request);
+        const personId = request.params.person_id;
+        const body = request.body as CreateBody;
+        if (!(await store.getPerson(org.id, personId))) throw personNotFound();
+        // The body validator admitted only registered types.
+        const type = byName.get(body.type) as CredentialType;
+        // Bad params throw invalidField here, before anything is stored.
+        const prepared = await type.prepare(body.params, context);
+        const at = now();
+        const credential: Credential = {
+          id: newId('crd', at),
+          orgId: org.id,
+          personId,
+          type: type.type,
+          label: body.label ?? null,
+          params: prepared.params,
+          secret: prepared.secret,
+          version: 0,
+          lastUsed: null,
+          createdAt: at,
+        };
+        if (!(await store.createCredential(credential))) throw personNotFound();
+        await store.recordAuditEvent({
+          id: newId('evt', at),
+          orgId: org.id,
+          type: 'credential.created',
+          occurredAt: at,
+          data: { person_id: personId, credential_id: credential.id, credential_type: type.type, api_key_id: key.id },
+        });
+        return reply.code(201).send({ result: present(credential) });
+      },
+    );
+
+    app.get(
+      '/persons/:person_id/credentials',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "List a person's credentials",
+          params: PersonParams,
+          querystring: PageQuery,
+          response: { 200: ListEnvelope(View), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const orgId = tenantOf(request).org.id;
+        if (!(await store.getPerson(orgId, request.params.person_id))) throw personNotFound();
+        const page = await store.listCredentials(orgId, request.params.person_id, pageRequest('credentials', request.query));
+        return listResponse('credentials', request.query.limit, page, present);
+      },
+    );
+
+    app.delete(
+      '/persons/:person_id/credentials/:credential_id',
+      {
+        schema: { tags, security, summary: 'Delete a credential of a person', params: CredentialParams, response: { 204: Type.Null(), ...commonErrors } },
+      },
+      async (request, reply) => {
+        const { org, key } = tenantOf(request);
+        const { person_id: personId, credential_id: credentialId } = request.params;
+        if (!(await store.getPerson(org.id, personId))) throw personNotFound();
+        if (!(await store.deleteCredential(org.id, personId, credentialId))) {
+          throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
+        }
+        const at = now();
+        await store.recordAuditEvent({
+          id: newId('evt', at),
+          orgId: org.id,
+          type: 'credential.deleted',
+          occurredAt: at,
+          data: { person_id: personId, credential_id: credentialId, api_key_id: key.id },
+        });
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}
+
+/** Spec §2.3's credential. A type no longer enabled shows its stored params; never the secret. */
+export function presentCredential(type: CredentialType | undefined, credential: Credential) {
+  const params = type ? type.present({ params: credential.params, secret: credential.secret }) : credential.params;
+  return {
+    id: credential.id,
+    last_used: credential.lastUsed === null ? null : new Date(credential.lastUsed).toISOString(),
+    type: credential.type,
+    params,
+    ...(credential.label === null ? {} : { label: credential.label }),
+  };
+}
+
+function personNotFound(): ApiError {
+  return new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
+}

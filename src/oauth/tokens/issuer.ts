@@ -18,6 +18,8 @@ export interface IssueRequest {
   mayAct?: { sub: string };
   audience?: string[];
   resource?: string[];
+  /** RFC 8176 authentication method references, for a person JWT issued at a login (JWTs only). */
+  amr?: string[];
   /** The opaque token this one was exchanged from (revoking it revokes this). */
   parentHash?: string;
   lifetimeSeconds: number;
@@ -64,6 +66,7 @@ export class TokenIssuer {
     if (request.scope) claims.scope = request.scope;
     if (request.act) claims.act = request.act;
     if (request.mayAct) claims.may_act = request.mayAct;
+    if (request.amr) claims.amr = request.amr;
     return new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'at+jwt' })
       .setIssuer(this.#ctx.issuer())

@@ -1,0 +1,81 @@
+import { ApiError } from '../errors/api-error.ts';
+import type { AuthnAttemptStore } from '../store/authn/store.ts';
+import { decideAttempt, MAX_CONSECUTIVE_FAILURES } from './attempt-policy.ts';
+
+/** What a caller does with an attempt it was allowed to make: report how it ended, once. */
+export interface AttemptTicket {
+  /** The secret was right: the count starts again. */
+  succeeded(): Promise<void>;
+  /** The secret was wrong: the attempt stays counted (it was counted when allowed). */
+  failed(): Promise<void>;
+  /** No secret was tested (the hashing queue was full, the store failed): take the attempt back. */
+  abandoned(): Promise<void>;
+}
+
+/** A lost race is retried from a fresh read this often; each loss means another attempt was counted. */
+const MAX_RACES = 3;
+
+/**
+ * Limits authentication attempts per subject (a person id, or unknownHandleSubject for a
+ * handle that names nobody) by attempt-policy.ts, with its state in the store: shared by
+ * replicas, kept across restarts. An attempt is counted *before* the secret is tested, by a
+ * compare-and-set on the count just read, so concurrent attempts cannot exceed the policy.
+ */
+export class AttemptLimiter {
+  readonly #store: AuthnAttemptStore;
+  readonly #now: () => number;
+
+  constructor(store: AuthnAttemptStore, now: () => number) {
+    this.#store = store;
+    this.#now = now;
+  }
+
+  /** Counts an attempt and returns its ticket, or throws 429 TOO_MANY_ATTEMPTS. */
+  async begin(orgId: string, subject: string): Promise<AttemptTicket> {
+    for (let race = 0; ; race++) {
+      const record = await this.#store.getAuthnAttempts(orgId, subject);
+      const at = this.#now();
+      const decision = decideAttempt(record, at);
+      if (decision.kind === 'locked') throw lockedOut();
+      if (decision.kind === 'wait') throw tooEarly(decision.retryAfterMs);
+      if (await this.#store.countAuthnAttemptIf(orgId, subject, record?.failures ?? 0, at)) return this.#ticket(orgId, subject);
+      if (race + 1 >= MAX_RACES) throw tooEarly(1000);
+    }
+  }
+
+  #ticket(orgId: string, subject: string): AttemptTicket {
+    let settled = false;
+    const once = (action: () => Promise<void>) => async () => {
+      if (settled) return;
+      settled = true;
+      await action();
+    };
+    return {
+      succeeded: once(() => this.#store.clearAuthnAttempts(orgId, subject)),
+      failed: once(async () => {}),
+      abandoned: once(() => this.#store.uncountAuthnAttempt(orgId, subject)),
+    };
+  }
+}
+
+function tooEarly(retryAfterMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new ApiError('TOO_MANY_ATTEMPTS', `authentication: too many failed attempts; retry after ${seconds} s`, { 'retry-after': String(seconds) });
+}
+
+function lockedOut(): ApiError {
+  return new ApiError(
+    'TOO_MANY_ATTEMPTS',
+    `authentication: locked after ${MAX_CONSECUTIVE_FAILURES} consecutive failed attempts; an administrator of the organisation must reset it`,
+  );
+}
+
+/**
+ * The subject counted for a handle that names no person: a keyed hash (the credentials'
+ * hashCode), so an unknown handle is limited exactly like a known one (the answers do not
+ * tell them apart) and the table holds no handle in the clear.
+ */
+export function unknownHandleSubject(handle: { type: string; value: string }, hashCode: (code: string) => string): string {
+  // Callers pass the canonical form (validation/handle.ts), so every spelling counts as one.
+  return `hdl_${hashCode(`${handle.type}:${handle.value}`)}`;
+}

@@ -1,0 +1,226 @@
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+
+/**
+ * A WebAuthn authenticator and browser in one, built on node:crypto alone (W3C WebAuthn §6.1,
+ * §6.5, §7; CTAP2 canonical CBOR), so that tests check @simplewebauthn and our COSE parsing
+ * against bytes neither of them made. It answers in @simplewebauthn/browser's JSON shape, i.e.
+ * what navigator.credentials.create()/get() return after toJSON().
+ *
+ * Bad variants are per-call options: `origin` and `rpId` other than the verifier expects, an old
+ * `challenge` (a replay), `signCount` below the last one (a clone), `tamperSignature`.
+ */
+
+export type SoftwareAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
+
+export interface SoftwareAuthenticatorOptions {
+  algorithm?: SoftwareAlgorithm;
+  aaguid?: Uint8Array;
+  /** The counter before the first use (default 0). */
+  signCount?: number;
+  /** false: always report 0, as authenticators without a counter (many synced passkeys) do. */
+  counts?: boolean;
+}
+
+export interface CeremonyOptions {
+  challenge: string;
+  rpId: string;
+  origin: string;
+  /** The UV flag (default true); UP is always set. */
+  userVerified?: boolean;
+}
+
+export interface AssertionOptions extends CeremonyOptions {
+  /** Report this counter instead of the next one (e.g. a lower one, as a clone would). */
+  signCount?: number;
+  /** Flip one bit of the signature after signing. */
+  tamperSignature?: boolean;
+  /** clientDataJSON.type (default webauthn.get). */
+  type?: string;
+}
+
+/** A fixed, recognisable AAGUID, so tests can see it carried through. */
+export const SOFTWARE_AAGUID = Uint8Array.from(Buffer.from('5e5e5e5e00114a2bb0c0ffee00c0ffee', 'hex'));
+
+const FLAG_UP = 0x01;
+const FLAG_UV = 0x04;
+const FLAG_AT = 0x40;
+
+export class SoftwareAuthenticator {
+  readonly algorithm: SoftwareAlgorithm;
+  readonly aaguid: Uint8Array;
+  /** base64url, as browsers send `id`. */
+  readonly credentialId: string;
+  readonly cosePublicKey: Uint8Array;
+  readonly userHandle: string;
+  #privateKey: KeyObject;
+  #signCount: number;
+  #counts: boolean;
+
+  constructor(options: SoftwareAuthenticatorOptions = {}) {
+    this.algorithm = options.algorithm ?? 'ES256';
+    this.aaguid = options.aaguid ?? SOFTWARE_AAGUID;
+    this.credentialId = randomBytes(32).toString('base64url');
+    this.userHandle = randomBytes(16).toString('base64url');
+    this.#signCount = options.signCount ?? 0;
+    this.#counts = options.counts ?? true;
+    const { privateKey, publicKey } = generateKeys(this.algorithm);
+    this.#privateKey = privateKey;
+    this.cosePublicKey = coseKey(this.algorithm, publicKey);
+  }
+
+  get signCount(): number {
+    return this.#counts ? this.#signCount : 0;
+  }
+
+  /** navigator.credentials.create() with attestation "none" (W3C WebAuthn §8.7). */
+  register(options: CeremonyOptions): RegistrationResponseJSON {
+    const credentialId = Buffer.from(this.credentialId, 'base64url');
+    const idLength = Buffer.alloc(2);
+    idLength.writeUInt16BE(credentialId.length);
+    const attested = Buffer.concat([this.aaguid, idLength, credentialId, this.cosePublicKey]);
+    const authData = authenticatorData(options, FLAG_AT, this.signCount, attested);
+    const attestationObject = encodeCbor(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]),
+    );
+    return {
+      id: this.credentialId,
+      rawId: this.credentialId,
+      type: 'public-key',
+      response: {
+        clientDataJSON: clientData('webauthn.create', options).toString('base64url'),
+        attestationObject: Buffer.from(attestationObject).toString('base64url'),
+        transports: ['internal'],
+      },
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform',
+    };
+  }
+
+  /** navigator.credentials.get(): signs authenticatorData || SHA-256(clientDataJSON) (§6.3.3). */
+  assert(options: AssertionOptions): AuthenticationResponseJSON {
+    if (this.#counts) this.#signCount += 1;
+    const counter = options.signCount ?? this.signCount;
+    const authData = authenticatorData(options, 0, counter, Buffer.alloc(0));
+    const clientDataJSON = clientData(options.type ?? 'webauthn.get', options);
+    const signed = Buffer.concat([authData, createHash('sha256').update(clientDataJSON).digest()]);
+    const signature = signWith(this.algorithm, this.#privateKey, signed);
+    if (options.tamperSignature) signature[signature.length - 1]! ^= 0x01;
+    return {
+      id: this.credentialId,
+      rawId: this.credentialId,
+      type: 'public-key',
+      response: {
+        clientDataJSON: clientDataJSON.toString('base64url'),
+        authenticatorData: authData.toString('base64url'),
+        signature: signature.toString('base64url'),
+        userHandle: this.userHandle,
+      },
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform',
+    };
+  }
+}
+
+function clientData(type: string, options: CeremonyOptions): Buffer {
+  return Buffer.from(JSON.stringify({ type, challenge: options.challenge, origin: options.origin, crossOrigin: false }));
+}
+
+/** rpIdHash (32) | flags (1) | signCount (4, big-endian) | attested credential data (§6.1). */
+function authenticatorData(options: CeremonyOptions, extraFlags: number, signCount: number, attested: Buffer): Buffer {
+  const rpIdHash = createHash('sha256').update(options.rpId).digest();
+  const flags = FLAG_UP | (options.userVerified === false ? 0 : FLAG_UV) | extraFlags;
+  const counter = Buffer.alloc(4);
+  counter.writeUInt32BE(signCount);
+  return Buffer.concat([rpIdHash, Buffer.from([flags]), counter, attested]);
+}
+
+function generateKeys(algorithm: SoftwareAlgorithm): { privateKey: KeyObject; publicKey: KeyObject } {
+  if (algorithm === 'ES256') return generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  if (algorithm === 'EdDSA') return generateKeyPairSync('ed25519');
+  return generateKeyPairSync('rsa', { modulusLength: 2048 });
+}
+
+function signWith(algorithm: SoftwareAlgorithm, key: KeyObject, data: Buffer): Buffer {
+  // WebAuthn ES256 signatures are ASN.1 DER (§6.5.6); EdDSA takes no separate digest.
+  if (algorithm === 'ES256') return sign('sha256', data, { key, dsaEncoding: 'der' });
+  if (algorithm === 'EdDSA') return sign(null, data, key);
+  return sign('sha256', data, key);
+}
+
+/** The COSE_Key (RFC 9053 §7, RFC 8230 §4) in CTAP2's canonical label order. */
+export function coseKey(algorithm: SoftwareAlgorithm, publicKey: KeyObject): Uint8Array {
+  const jwk = publicKey.export({ format: 'jwk' });
+  const bytes = (field: string | undefined) => Buffer.from(field!, 'base64url');
+  if (algorithm === 'ES256') {
+    return encodeCbor(
+      new Map<number, unknown>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, bytes(jwk.x)],
+        [-3, bytes(jwk.y)],
+      ]),
+    );
+  }
+  if (algorithm === 'EdDSA')
+    return encodeCbor(
+      new Map<number, unknown>([
+        [1, 1],
+        [3, -8],
+        [-1, 6],
+        [-2, bytes(jwk.x)],
+      ]),
+    );
+  return encodeCbor(
+    new Map<number, unknown>([
+      [1, 3],
+      [3, -257],
+      [-1, bytes(jwk.n)],
+      [-2, bytes(jwk.e)],
+    ]),
+  );
+}
+
+/** CBOR (RFC 8949) for what COSE keys and attestation objects hold: integers, strings, booleans, arrays, maps. */
+export function encodeCbor(value: unknown): Uint8Array {
+  const out: number[] = [];
+  write(value, out);
+  return Uint8Array.from(out);
+}
+
+function write(value: unknown, out: number[]): void {
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    head(value >= 0 ? 0 : 1, value >= 0 ? value : -1 - value, out);
+  } else if (typeof value === 'boolean') {
+    out.push(value ? 0xf5 : 0xf4);
+  } else if (value instanceof Uint8Array || typeof value === 'string') {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+    head(typeof value === 'string' ? 3 : 2, bytes.length, out);
+    out.push(...bytes);
+  } else if (Array.isArray(value)) {
+    head(4, value.length, out);
+    for (const item of value) write(item, out);
+  } else if (value instanceof Map) {
+    head(5, value.size, out);
+    for (const [key, item] of value) {
+      write(key, out);
+      write(item, out);
+    }
+  } else {
+    throw new Error(`encodeCbor: cannot encode ${typeof value}`);
+  }
+}
+
+/** A major type and its argument in the shortest form (RFC 8949 §3, §4.2.1). */
+function head(major: number, argument: number, out: number[]): void {
+  const type = major << 5;
+  if (argument < 24) out.push(type | argument);
+  else if (argument < 0x100) out.push(type | 24, argument);
+  else if (argument < 0x10000) out.push(type | 25, argument >> 8, argument & 0xff);
+  else out.push(type | 26, (argument >>> 24) & 0xff, (argument >> 16) & 0xff, (argument >> 8) & 0xff, argument & 0xff);
+}

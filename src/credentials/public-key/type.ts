@@ -1,0 +1,25 @@
+import type { CredentialType, PreparedCredential } from '../credential-type.ts';
+import { normalisePublicKeyParams } from './normalise-params.ts';
+import { publicKeyParamsSchema } from './params.ts';
+import { readStoredPublicKeyParams } from './stored-params.ts';
+
+/**
+ * WebAuthn public keys (passkeys), spec §2.3 and design §5. Nothing about a public key is secret,
+ * so everything is kept in params and `secret` is null.
+ */
+export const publicKeyCredentialType: CredentialType = {
+  type: 'public-key',
+  paramsSchema: publicKeyParamsSchema,
+  async prepare(params: unknown): Promise<PreparedCredential> {
+    return { params: { ...normalisePublicKeyParams(params) }, secret: null };
+  },
+  present(stored: PreparedCredential): Record<string, unknown> {
+    const params = readStoredPublicKeyParams(stored.params);
+    return {
+      webauthn_credential_id: params.webauthn_credential_id,
+      public_key: params.public_key,
+      attestation_type: params.attestation_type,
+      authenticator: { aaguid: params.authenticator.aaguid, sign_count: params.authenticator.sign_count, clone_warning: params.authenticator.clone_warning },
+    };
+  },
+};

@@ -45,6 +45,7 @@ describe('OpenAPI document', () => {
       'DELETE /oauth2/clients/{client_id}',
       'DELETE /organizations/api-keys/{key_id}',
       'DELETE /persons/{person_id}',
+      'DELETE /persons/{person_id}/credentials/{credential_id}',
       'GET /.well-known/jwks.json',
       'GET /.well-known/oauth-authorization-server',
       'GET /audit/events',
@@ -56,6 +57,7 @@ describe('OpenAPI document', () => {
       'GET /organizations/config',
       'GET /persons',
       'GET /persons/{person_id}',
+      'GET /persons/{person_id}/credentials',
       'PATCH /organizations/config',
       'POST /oauth2/clients',
       'POST /oauth2/clients/{client_id}/secret',
@@ -64,6 +66,7 @@ describe('OpenAPI document', () => {
       'POST /oauth2/tokens/revoke',
       'POST /organizations/api-keys',
       'POST /persons',
+      'POST /persons/{person_id}/credentials',
       'POST /persons/{person_id}/mint-token',
     ]);
     const create = doc.paths['/persons'].post;

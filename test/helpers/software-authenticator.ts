@@ -20,6 +20,8 @@ export interface SoftwareAuthenticatorOptions {
   signCount?: number;
   /** false: always report 0, as authenticators without a counter (many synced passkeys) do. */
   counts?: boolean;
+  /** RSA modulus size (default 2048); smaller ones show what a verifier refuses. */
+  rsaBits?: number;
 }
 
 export interface CeremonyOptions {
@@ -64,7 +66,7 @@ export class SoftwareAuthenticator {
     this.userHandle = randomBytes(16).toString('base64url');
     this.#signCount = options.signCount ?? 0;
     this.#counts = options.counts ?? true;
-    const { privateKey, publicKey } = generateKeys(this.algorithm);
+    const { privateKey, publicKey } = generateKeys(this.algorithm, options.rsaBits ?? 2048);
     this.#privateKey = privateKey;
     this.cosePublicKey = coseKey(this.algorithm, publicKey);
   }
@@ -139,10 +141,10 @@ function authenticatorData(options: CeremonyOptions, extraFlags: number, signCou
   return Buffer.concat([rpIdHash, Buffer.from([flags]), counter, attested]);
 }
 
-function generateKeys(algorithm: SoftwareAlgorithm): { privateKey: KeyObject; publicKey: KeyObject } {
+function generateKeys(algorithm: SoftwareAlgorithm, rsaBits: number): { privateKey: KeyObject; publicKey: KeyObject } {
   if (algorithm === 'ES256') return generateKeyPairSync('ec', { namedCurve: 'P-256' });
   if (algorithm === 'EdDSA') return generateKeyPairSync('ed25519');
-  return generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return generateKeyPairSync('rsa', { modulusLength: rsaBits });
 }
 
 function signWith(algorithm: SoftwareAlgorithm, key: KeyObject, data: Buffer): Buffer {

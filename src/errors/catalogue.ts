@@ -25,6 +25,7 @@ export const apiErrorStatus = {
   STORAGE_UNAVAILABLE: 503,
   SHUTTING_DOWN: 503,
   INTERNAL_ERROR: 500,
+  PASSWORD_CHECKS_BUSY: 503,
 } as const satisfies Record<string, number>;
 export type ApiErrorCode = keyof typeof apiErrorStatus;
 

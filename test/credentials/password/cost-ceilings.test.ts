@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { COST_CEILINGS, parseImportedPasswordHash } from '../../../src/credentials/password/cost-ceilings.ts';
+import { ApiError } from '../../../src/errors/api-error.ts';
+
+const SALT = 'c29tZXNhbHQ';
+const TAG = 'CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc';
+const argon2id = (costs: string) => `$argon2id$v=19$${costs}$${SALT}$${TAG}`;
+const bcrypt = (cost: string) => `$2b$${cost}$/OK.fbVrR/bpIqNJ5ianF.CE5elHaaO4EbggVDjb8P19RukzXSM3e`;
+const pbkdf2 = (digest: string, iterations: number, keyBytes: number) =>
+  `$pbkdf2-${digest}$i=${iterations},l=${keyBytes}$c2FsdA$${Buffer.alloc(keyBytes, 1).toString('base64').replace(/=+$/, '')}`;
+
+function assertAboveCeiling(text: string, rule: RegExp): void {
+  assert.throws(
+    () => parseImportedPasswordHash(text),
+    (error: unknown) =>
+      error instanceof ApiError &&
+      error.status === 400 &&
+      error.message.startsWith('body.params.password_hash: ') &&
+      rule.test(error.message) &&
+      /so that one login cannot cost more than the service allows/.test(error.message),
+  );
+}
+
+describe('Cost ceilings at import', () => {
+  it('are the documented constants', () => {
+    assert.deepEqual(COST_CEILINGS, {
+      argon2MemoryKiB: 262144,
+      argon2Passes: 10,
+      argon2Parallelism: 16,
+      bcryptCost: 16,
+      pbkdf2Iterations: 10_000_000,
+      pbkdf2KeyBytes: 64,
+    });
+  });
+
+  it('accept each cost at its ceiling', () => {
+    parseImportedPasswordHash(argon2id('m=262144,t=10,p=16'));
+    parseImportedPasswordHash(bcrypt('16'));
+    parseImportedPasswordHash(pbkdf2('sha512', 10_000_000, 64));
+    parseImportedPasswordHash(pbkdf2('sha256', 5_000_000, 64));
+  });
+
+  it('refuse argon2 memory, passes and lanes above the ceiling, saying it', () => {
+    assertAboveCeiling(argon2id('m=262145,t=2,p=1'), /argon2id m must be at most 262144 KiB \(256 MiB\)/);
+    assertAboveCeiling(argon2id('m=65536,t=11,p=1'), /argon2id t must be at most 10/);
+    assertAboveCeiling(argon2id('m=65536,t=2,p=17'), /argon2id p must be at most 16/);
+    assertAboveCeiling(`$argon2i$m=4294967295,t=2,p=1$${SALT}$${TAG}`, /argon2i m must be at most/);
+  });
+
+  it('refuse bcrypt above cost 16 though bcrypt itself allows up to 31', () => {
+    assertAboveCeiling(bcrypt('17'), /bcrypt cost must be at most 16/);
+    assertAboveCeiling(bcrypt('31'), /bcrypt cost must be at most 16/);
+  });
+
+  it('refuse pbkdf2 above 10,000,000 iterations, above 64-byte keys, and keys that multiply the iterations', () => {
+    const rfc = JSON.parse(readFileSync(new URL('fixtures/rfc6070-pbkdf2-sha1.json', import.meta.url), 'utf8'));
+    assertAboveCeiling(rfc.above_ceiling.hash, /pbkdf2 iterations i must be at most 10000000/);
+    assertAboveCeiling(pbkdf2('sha512', 10_000_001, 64), /iterations i must be at most 10000000/);
+    assertAboveCeiling(pbkdf2('sha512', 1000, 65), /key length l must be at most 64 bytes/);
+    assertAboveCeiling(pbkdf2('sha1', 3_000_000, 64), /pbkdf2 i × blocks must be at most 10000000 \(l=64 is 4 sha1 blocks\)/);
+    assertAboveCeiling(pbkdf2('sha256', 5_000_001, 33), /l=33 is 2 sha256 blocks/);
+  });
+});

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { CredentialTypeContext } from '../../../src/credentials/credential-type.ts';
 import { ATTESTATION_FORMATS } from '../../../src/credentials/public-key/params.ts';
@@ -143,6 +144,14 @@ describe('The public-key credential type', () => {
       assert.match(await refusal(params), message);
     });
   }
+
+  it("imports the example of docs/credentials.md's public-key section as shown", async () => {
+    const doc = readFileSync(new URL('../../../docs/credentials.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Public keys (passkeys)'));
+    const example = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!);
+    const presented = publicKeyCredentialType.present(await publicKeyCredentialType.prepare(example.params, context));
+    assert.deepEqual(presented, { ...example.params, authenticator: { ...example.params.authenticator, clone_warning: false } });
+  });
 
   it('present() refuses a stored record this type did not make', () => {
     assert.throws(() => publicKeyCredentialType.present({ params: { public_key: 'x' }, secret: null }), /does not have the shape/);

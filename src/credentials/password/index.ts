@@ -1,0 +1,9 @@
+/** The password credential type and what `POST /authn/password` needs, in one import. */
+export { COST_CEILINGS, checkCostCeilings, parseImportedPasswordHash } from './cost-ceilings.ts';
+export { HashWorkPool, type HashWorkPoolOptions, passwordChecksBusy } from './hash-work-pool.ts';
+export { parsePasswordHash } from './parse-password-hash.ts';
+export type { PasswordHash } from './password-hash.ts';
+export { hashPassword, isWeakerThanPolicy, OWASP_ARGON2ID_POLICY, type PasswordHashPolicy } from './rehash-policy.ts';
+export { passwordCredentialType, storedPasswordHash } from './type.ts';
+export { verifyPassword } from './verify-password.ts';
+export { verifyWithoutCredential } from './verify-without-credential.ts';

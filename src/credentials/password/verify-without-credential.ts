@@ -1,0 +1,30 @@
+import { argon2 } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { HashWorkPool } from './hash-work-pool.ts';
+import { OWASP_ARGON2ID_POLICY, type PasswordHashPolicy } from './rehash-policy.ts';
+
+const argon2Async = promisify(argon2);
+const FIXED_SALT = Buffer.from('tessera-no-credential');
+
+/**
+ * The work of one verification when there is nothing to verify against (unknown handle, or a
+ * person without a password), so the answer takes as long as a wrong password would. Always
+ * false; goes through the pool like a real verification.
+ */
+export async function verifyWithoutCredential(
+  password: string | Uint8Array,
+  pool: HashWorkPool,
+  policy: PasswordHashPolicy = OWASP_ARGON2ID_POLICY,
+): Promise<false> {
+  await pool.run(() =>
+    argon2Async('argon2id', {
+      message: typeof password === 'string' ? Buffer.from(password, 'utf8') : password,
+      nonce: FIXED_SALT,
+      parallelism: policy.parallelism,
+      tagLength: 32,
+      memory: policy.memoryKiB,
+      passes: policy.passes,
+    }),
+  );
+  return false;
+}

@@ -18,8 +18,8 @@ export interface RunningService {
 }
 
 export interface ServiceOptions {
-  /** Credential types offered besides the registered ones (tests bring their own). */
-  extraCredentialTypes?: readonly CredentialType[];
+  /** The credential types offered instead of the registered ones (tests of the routes bring their own). */
+  credentialTypes?: readonly CredentialType[];
 }
 
 /** Opens the database (migrating it), builds the app and listens. */
@@ -31,7 +31,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     await keys.init();
     // With port 0 the address is known only once listening; nothing is served before that.
     let issuer = config.issuer ?? '';
-    app = await buildApp({ store, config, keys, issuer: () => issuer, credentialTypes: [...credentialTypes, ...(options.extraCredentialTypes ?? [])] });
+    app = await buildApp({ store, config, keys, issuer: () => issuer, credentialTypes: options.credentialTypes ?? credentialTypes });
     if (migrated.length > 0) app.log.info({ versions: migrated, database: description }, 'database migrated');
     if (!config.issuer && ['0.0.0.0', '::'].includes(config.host)) {
       app.log.warn('listening on all interfaces without TESSERA_ISSUER: tokens will name an unroutable issuer; set TESSERA_ISSUER to the public URL');

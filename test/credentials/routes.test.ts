@@ -41,7 +41,7 @@ for (const backend of backends()) {
     const newPerson = async (as: TestOrg = org) => (await svc.call('POST', '/persons', { as, body: {} })).body.result.id as string;
 
     before(async () => {
-      svc = await startTestService(backend, {}, { extraCredentialTypes: [testPassword, testTotp] });
+      svc = await startTestService(backend, {}, { credentialTypes: [testPassword, testTotp] });
       org = await svc.org();
       personId = await newPerson();
     });
@@ -185,7 +185,7 @@ for (const backend of backends()) {
   describe(`Credentials API with no type enabled, on ${backend.name}`, () => {
     let svc: TestService;
     before(async () => {
-      svc = await startTestService(backend);
+      svc = await startTestService(backend, {}, { credentialTypes: [] });
     });
     after(() => svc.close());
 

@@ -1,4 +1,5 @@
 import type { CredentialType } from './credential-type.ts';
+import { passwordCredentialType } from './password/type.ts';
 import { publicKeyCredentialType } from './public-key/type.ts';
 import { totpCredentialType } from './totp/type.ts';
 
@@ -7,4 +8,4 @@ import { totpCredentialType } from './totp/type.ts';
  * The credentials routes accept exactly these `type`s. Tests of the routes themselves offer
  * their own instead, through startService's options.
  */
-export const credentialTypes: readonly CredentialType[] = [publicKeyCredentialType, totpCredentialType];
+export const credentialTypes: readonly CredentialType[] = [publicKeyCredentialType, passwordCredentialType, totpCredentialType];

@@ -59,7 +59,17 @@ for (const backend of backends()) {
       assert.equal(created.body.result.type, 'public-key');
     });
 
+    it('imports a password hash as it is: 201 with the hash returned as imported (spec §2.3)', async () => {
+      // htpasswd -bnBC 5 ada 'correct horse' (apache2-utils), the user name cut off
+      const hash = '$2y$05$UQeaV.UoUerfCtXgzU20DOaPmC4S3BMmyN8ihgm98kxvt4jC7qzHO';
+      const created = await t.call('POST', path(), { as: org, body: { type: 'password', params: { password_hash: hash } } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.deepEqual(created.body.result.params, { password_hash: hash });
+    });
+
     for (const [name, body, field] of [
+      ['an md5-crypt hash', { type: 'password', params: { password_hash: '$1$saltsalt$qjXMvbEw8oaL.CzflDugX/' } }, 'body.params.password_hash'],
+      ['a bcrypt cost above the ceiling (17)', { type: 'password', params: { password_hash: `$2b$17$${'a'.repeat(53)}` } }, 'body.params.password_hash'],
       [
         'a key URI with digits=7',
         { type: 'totp', params: { key_uri: 'otpauth://totp/E:a?secret=JBSWY3DPEHPK3PXP&digits=7', recovery_codes_total: 0, unused_recovery_codes: [] } },

@@ -53,7 +53,7 @@ function endOfJson(text: string, start: number): number | undefined {
   return undefined;
 }
 
-const ID_PREFIX = /^(Bearer )?(org|per|cli|key|evt|tat|tsk|tsi|tcs)_/;
+const ID_PREFIX = /^(Bearer )?(org|per|cli|key|evt|tat|tsk|tsi|tcs|crd)_/;
 /** Keys whose values are new on every run whatever they look like. */
 const VOLATILE_KEYS = new Set(['kid', 'jti', 'x', 'y', 'next_cursor', 'prev_cursor', 'last_cursor']);
 /** Seconds since the epoch: only the type is compared. */
@@ -134,7 +134,7 @@ export function normaliseLine(line: string): string {
   const header = /^([A-Za-z-]+): /.exec(line);
   if (header && VOLATILE_HEADERS.has(header[1]!.toLowerCase())) return `${header[1]!.toLowerCase()}: …`;
   return line
-    .replace(/\b(org|per|cli|key|evt|tat|tsk|tsi|tcs)_[\w…-]+/g, '$1_…')
+    .replace(/\b(org|per|cli|key|evt|tat|tsk|tsi|tcs|crd)_[\w…-]+/g, '$1_…')
     .replace(/\beyJ[\w.…-]+/g, 'eyJ…')
     .replace(/\b[0-9a-z]{26}\b/g, '<key id>');
 }

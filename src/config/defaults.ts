@@ -9,6 +9,9 @@ export const organizationConfigDefaults: Readonly<OrganizationConfig> = Object.f
   svid_jwks_urls: {},
   allowed_spiffe_ids: [],
   email_sender: null,
+  webauthn_rp_id: null,
+  webauthn_origins: [],
+  webauthn_refuse_clone_warning: false,
 });
 
 export const clientDefaults = Object.freeze({

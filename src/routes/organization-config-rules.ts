@@ -40,5 +40,45 @@ export function checkOrganizationConfig(config: OrganizationConfig, options: { d
   if (config.email_sender !== null && !isEmailAddress(config.email_sender)) {
     return { field: 'email_sender', rule: 'must be an email address' };
   }
+  return checkWebAuthnConfig(config);
+}
+
+/** A DNS label as WebAuthn RP ids use them: lowercase A-labels (IDNs in their xn-- form). */
+const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * WebAuthn §5.1.2: the RP id is a domain (never an IP address), and every origin's host is that
+ * domain or a subdomain of it. Which suffixes are public (no "co.uk") is the browser's check; a
+ * single-label name other than localhost could never be one a browser accepts, so it is refused.
+ */
+function checkWebAuthnConfig(config: OrganizationConfig): Problem | undefined {
+  const rpId = config.webauthn_rp_id;
+  if (rpId !== null) {
+    const labels = rpId.split('.');
+    const domain = labels.every((label) => DNS_LABEL.test(label)) && rpId.length <= 253;
+    const registrable = rpId === 'localhost' || (labels.length >= 2 && !/^[0-9]+$/.test(labels.at(-1)!));
+    if (!domain || !registrable) {
+      return {
+        field: 'webauthn_rp_id',
+        rule: 'must be a registrable domain in lowercase, e.g. example.com (no scheme, port, path or IP address), or localhost',
+      };
+    }
+  }
+  for (const [index, raw] of config.webauthn_origins.entries()) {
+    const field = `webauthn_origins[${index}]`;
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return { field, rule: 'must be an origin such as https://login.example.com' };
+    }
+    // The origin a browser reports is exactly scheme://host[:port], nothing after it.
+    if (url.origin !== raw) return { field, rule: `must be an origin, scheme://host[:port] with nothing after it (did you mean ${url.origin}?)` };
+    const localhost = url.hostname === 'localhost';
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && localhost)) return { field, rule: 'must use https (http is allowed for localhost only)' };
+    if (rpId !== null && url.hostname !== rpId && !url.hostname.endsWith(`.${rpId}`)) {
+      return { field, rule: `host ${url.hostname} is not webauthn_rp_id (${rpId}) or a subdomain of it, so no browser would run a ceremony for it` };
+    }
+  }
   return undefined;
 }

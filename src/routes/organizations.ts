@@ -34,6 +34,15 @@ export const ConfigView = Type.Object({
   }),
   allowed_spiffe_ids: Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 1000, uniqueItems: true }),
   email_sender: Type.Union([Type.String({ maxLength: 254 }), Type.Null()], { description: 'From address of verification emails' }),
+  webauthn_rp_id: Type.Union([Type.String({ maxLength: 253 }), Type.Null()], {
+    description: 'WebAuthn relying party id: the registrable domain passkeys are bound to (null: passkey login and registration are off)',
+  }),
+  webauthn_origins: Type.Array(Type.String({ maxLength: 2048 }), {
+    maxItems: 20,
+    uniqueItems: true,
+    description: 'Origins of the pages that run WebAuthn ceremonies: https, or http for localhost only; each on webauthn_rp_id or a subdomain of it',
+  }),
+  webauthn_refuse_clone_warning: Type.Boolean({ description: 'Refuse a passkey login whose signature counter did not increase' }),
 });
 const ConfigPatch = Type.Partial(ConfigView, { additionalProperties: false, minProperties: 1 });
 

@@ -53,6 +53,9 @@ for (const backend of backends()) {
         svid_jwks_urls: {},
         allowed_spiffe_ids: [],
         email_sender: null,
+        webauthn_rp_id: null,
+        webauthn_origins: [],
+        webauthn_refuse_clone_warning: false,
       });
       const patched = await t.call('PATCH', '/organizations/config', {
         as: org,
@@ -68,8 +71,32 @@ for (const backend of backends()) {
         svid_jwks_urls: { 'prod.example.org': 'https://spire.example.org/keys' },
         allowed_spiffe_ids: ['spiffe://prod.example.org/ns/default/sa/gateway'],
         email_sender: 'noreply@example.org',
+        webauthn_rp_id: null,
+        webauthn_origins: [],
+        webauthn_refuse_clone_warning: false,
       });
       assert.deepEqual((await t.call('GET', '/organizations/config', { as: org })).body.result, ceiling.body.result);
+    });
+
+    it('sets the WebAuthn relying party, its origins and the clone policy', async () => {
+      const own = await t.org();
+      const body = {
+        webauthn_rp_id: 'example.com',
+        webauthn_origins: ['https://example.com', 'https://login.example.com:8443', 'http://localhost:3000'],
+        webauthn_refuse_clone_warning: true,
+      };
+      const response = await t.call('PATCH', '/organizations/config', { as: own, body: { ...body, webauthn_origins: body.webauthn_origins.slice(0, 2) } });
+      assert.equal(response.status, 200);
+      assert.equal(response.body.result.webauthn_rp_id, 'example.com');
+      assert.deepEqual(response.body.result.webauthn_origins, ['https://example.com', 'https://login.example.com:8443']);
+      assert.equal(response.body.result.webauthn_refuse_clone_warning, true);
+      const local = await t.call('PATCH', '/organizations/config', {
+        as: own,
+        body: { webauthn_rp_id: 'localhost', webauthn_origins: ['http://localhost:3000'] },
+      });
+      assert.equal(local.status, 200);
+      const off = await t.call('PATCH', '/organizations/config', { as: own, body: { webauthn_rp_id: null, webauthn_origins: [] } });
+      assert.deepEqual([off.body.result.webauthn_rp_id, off.body.result.webauthn_origins], [null, []]);
     });
 
     const badPatches: [string, unknown, RegExp][] = [
@@ -102,6 +129,25 @@ for (const backend of backends()) {
       ['a sender that is no address', { email_sender: 'Tessera' }, /^body\.email_sender: must be an email address$/],
       ['a sender with a zero-width space', { email_sender: 'no-reply\u200b@example.org' }, /^body\.email_sender: must be an email address$/],
       ['a sender with a mixed-script A-label', { email_sender: 'no-reply@xn--pypal-4ve.com' }, /^body\.email_sender: must be an email address$/],
+      ['an RP id with a scheme', { webauthn_rp_id: 'https://example.com' }, /^body\.webauthn_rp_id: must be a registrable domain/],
+      ['an RP id in capitals', { webauthn_rp_id: 'Example.com' }, /^body\.webauthn_rp_id: must be a registrable domain/],
+      ['an RP id that is an IP address', { webauthn_rp_id: '192.168.0.1' }, /^body\.webauthn_rp_id: must be a registrable domain/],
+      ['a single-label RP id', { webauthn_rp_id: 'intranet' }, /^body\.webauthn_rp_id: must be a registrable domain/],
+      ['an RP id that is a number', { webauthn_rp_id: 5 }, /^body\.webauthn_rp_id: must be a string/],
+      ['an http origin', { webauthn_origins: ['http://example.com'] }, /^body\.webauthn_origins\[0\]: must use https \(http is allowed for localhost only\)$/],
+      [
+        'an origin with a path',
+        { webauthn_origins: ['https://example.com/login'] },
+        /^body\.webauthn_origins\[0\]: must be an origin, .*did you mean https:\/\/example\.com\?/,
+      ],
+      ['an origin that is no URL', { webauthn_origins: ['example.com'] }, /^body\.webauthn_origins\[0\]: must be an origin such as/],
+      ['a repeated origin', { webauthn_origins: ['https://a.example', 'https://a.example'] }, /^body\.webauthn_origins: must not repeat an item/],
+      [
+        'an origin outside the RP id',
+        { webauthn_rp_id: 'example.com', webauthn_origins: ['https://example.com', 'https://evil-example.com'] },
+        /^body\.webauthn_origins\[1\]: host evil-example\.com is not webauthn_rp_id \(example\.com\) or a subdomain of it/,
+      ],
+      ['a clone policy that is a string', { webauthn_refuse_clone_warning: 'yes' }, /^body\.webauthn_refuse_clone_warning: must be a boolean$/],
     ];
     for (const [name, body, message] of badPatches) {
       it(`refuses ${name} with 400 and keeps the configuration`, async () => {

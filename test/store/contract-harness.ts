@@ -38,7 +38,15 @@ export function contractOnEveryBackend<Needed extends Partial<Store> = Store>(
   }
 }
 
-export const config: OrganizationConfig = { token_lifetime_ceiling: 3600, svid_jwks_urls: {}, allowed_spiffe_ids: [], email_sender: null };
+export const config: OrganizationConfig = {
+  token_lifetime_ceiling: 3600,
+  svid_jwks_urls: {},
+  allowed_spiffe_ids: [],
+  email_sender: null,
+  webauthn_rp_id: null,
+  webauthn_origins: [],
+  webauthn_refuse_clone_warning: false,
+};
 
 export function org(name = `org-${newId('n')}`): Organization {
   return { id: newId('org'), name, config, createdAt: Date.now() };

@@ -7,7 +7,15 @@ import type { OAuthClient, OpaqueToken, Person } from '../../src/store/types.ts'
 import { backends } from '../helpers/backends.ts';
 import { type FaultableDatabase, faultableDatabase, INJECTED_FAULT } from './revocation-fault.ts';
 
-const config = { token_lifetime_ceiling: 3600, svid_jwks_urls: {}, allowed_spiffe_ids: [], email_sender: null };
+const config = {
+  token_lifetime_ceiling: 3600,
+  svid_jwks_urls: {},
+  allowed_spiffe_ids: [],
+  email_sender: null,
+  webauthn_rp_id: null,
+  webauthn_origins: [],
+  webauthn_refuse_clone_warning: false,
+};
 
 function token(orgId: string, party: { subject?: string; clientId?: string }, parentHash: string | null = null): OpaqueToken {
   return {

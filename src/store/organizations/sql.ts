@@ -1,3 +1,4 @@
+import { organizationConfigDefaults } from '../../config/defaults.ts';
 import { keysetPage } from '../keyset-page.ts';
 import { type Json, json, time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver, type SqlExecutor } from '../sql-driver.ts';
@@ -22,7 +23,9 @@ interface ApiKeyRow {
 const conflictSubjects = { organizations: 'organization_name', api_keys: 'api_key_name' } as const;
 
 function toOrganization(row: OrganizationRow): Organization {
-  return { id: row.id, name: row.name, config: json<OrganizationConfig>(row.config), createdAt: time(row.created_at) };
+  // A configuration stored before a field existed reads as that field's default.
+  const config = { ...structuredClone(organizationConfigDefaults), ...json<Partial<OrganizationConfig>>(row.config) };
+  return { id: row.id, name: row.name, config, createdAt: time(row.created_at) };
 }
 
 function toApiKey(row: ApiKeyRow): ApiKey {

@@ -7,6 +7,12 @@ export interface OrganizationConfig {
   svid_jwks_urls: Record<string, string>;
   allowed_spiffe_ids: string[];
   email_sender: string | null;
+  /** The WebAuthn relying party id (a registrable domain) passkeys are bound to; null: passkeys are off. */
+  webauthn_rp_id: string | null;
+  /** The https origins (http only for localhost) whose pages may run a WebAuthn ceremony. */
+  webauthn_origins: string[];
+  /** Refuse a passkey login whose signature counter did not increase (a possible clone). */
+  webauthn_refuse_clone_warning: boolean;
 }
 
 export interface Organization {

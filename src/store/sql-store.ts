@@ -9,6 +9,7 @@ import { sqlSigningKeyStore } from './signing-keys/sql.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import type { Store, StoreConnection } from './store.ts';
 import { revokeTokensOfParty, sqlTokenStore } from './tokens/sql.ts';
+import { sqlWebAuthnChallengeStore } from './webauthn-challenges/sql.ts';
 
 /**
  * The whole Store over either SQL dialect: every module store over the same driver, so a
@@ -29,6 +30,7 @@ export function sqlStore(db: SqlDriver): Store {
     sqlAuditStore(db),
     sqlCredentialStore(db),
     sqlAuthnAttemptStore(db),
+    sqlWebAuthnChallengeStore(db),
   );
   return store;
 }

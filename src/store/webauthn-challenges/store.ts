@@ -1,0 +1,35 @@
+/** What a WebAuthn challenge was issued for: a login, or registering a new passkey. */
+export const webauthnChallengePurposes = ['login', 'registration'] as const;
+export type WebAuthnChallengePurpose = (typeof webauthnChallengePurposes)[number];
+
+/** One WebAuthn ceremony in progress, between its options and its verify call. */
+export interface WebAuthnChallenge {
+  /** `wch_` id, returned to the caller as challenge_id. */
+  id: string;
+  orgId: string;
+  purpose: WebAuthnChallengePurpose;
+  /** The person the ceremony is for; null for a login with a handle that names nobody. */
+  personId: string | null;
+  /** Whom the attempt limiter counts: the person id, or the unknown handle's keyed hash. */
+  subject: string;
+  /** The challenge the options carried, base64url as clientDataJSON repeats it. */
+  challenge: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/**
+ * Issued WebAuthn challenges, kept in the store so that any replica can finish a ceremony
+ * another started. A challenge is used at most once, whatever the number of replicas.
+ */
+export interface WebAuthnChallengeStore {
+  createWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void>;
+  /**
+   * Takes the challenge out in one conditional statement (DELETE … RETURNING): of concurrent
+   * callers exactly one gets it. Returns undefined when it is not there (never issued, of another
+   * organisation or purpose, already spent) or has expired by `now` (an expired one is removed too).
+   */
+  spendWebAuthnChallenge(orgId: string, id: string, purpose: WebAuthnChallengePurpose, now: number): Promise<WebAuthnChallenge | undefined>;
+  /** Removes challenges expired by `now` that nobody came back for; returns how many. */
+  purgeExpiredWebAuthnChallenges(now: number): Promise<number>;
+}

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { authnRoutes } from '../authn/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { credentialTypeContext } from '../credentials/context.ts';
 import type { CredentialType } from '../credentials/credential-type.ts';
@@ -105,6 +106,7 @@ export async function buildApp({
   registerMetadata(app, keys, issuer);
   await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
+  await app.register(authnRoutes({ store, issuer: tokenIssuer, context: credentialTypeContext(config.secret), now }));
   await app.register(auditRoutes(store));
   return app;
 }

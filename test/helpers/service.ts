@@ -41,6 +41,17 @@ export async function startTestService(backend: Backend, env: Record<string, str
     ...env,
   });
   const service = await startService(config, options);
+  return startTestServiceOver({
+    ...service,
+    async close() {
+      await service.close();
+      await database.drop();
+    },
+  });
+}
+
+/** A TestService over a running service; its `close` is the caller's (it drops the database too). */
+export function startTestServiceOver(service: RunningService): TestService {
   return {
     service,
     url: service.url,
@@ -60,10 +71,7 @@ export async function startTestService(backend: Backend, env: Record<string, str
       const isJson = response.headers.get('content-type')?.includes('json');
       return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : text };
     },
-    async close() {
-      await service.close();
-      await database.drop();
-    },
+    close: () => service.close(),
   };
 }
 

@@ -1,0 +1,70 @@
+import {
+  type HashWorkPool,
+  hashPassword,
+  isWeakerThanPolicy,
+  OWASP_ARGON2ID_POLICY,
+  type PasswordHashPolicy,
+  parsePasswordHash,
+  storedPasswordHash,
+  verifyPassword,
+  verifyWithoutCredential,
+} from '../credentials/password/index.ts';
+import { newId } from '../crypto/ids.ts';
+import { ApiError } from '../errors/api-error.ts';
+import type { AuditStore } from '../store/audit/store.ts';
+import type { Credential, CredentialStore } from '../store/credentials/store.ts';
+import type { CheckOutcome, LoginMethod } from './login-flow.ts';
+
+export interface PasswordMethodDeps {
+  store: CredentialStore & AuditStore;
+  pool: HashWorkPool;
+  policy?: PasswordHashPolicy;
+  now: () => number;
+}
+
+/** `POST /authn/password`: the password against the person's imported hashes (RFC 8176 `pwd`). */
+export function passwordMethod(password: string, { store, pool, policy = OWASP_ARGON2ID_POLICY, now }: PasswordMethodDeps): LoginMethod {
+  return {
+    method: 'password',
+    credentialType: 'password',
+    amr: ['pwd'],
+    async withoutCredential() {
+      await verifyWithoutCredential(password, pool, policy);
+    },
+    async check(_orgId, credentials): Promise<CheckOutcome> {
+      // A person has one password credential as a rule; should there be more, each is a candidate.
+      for (const credential of credentials) {
+        if (await verifyPassword(storedPasswordHash(credential), password, pool)) return { kind: 'success', credential, method: 'password' };
+      }
+      return { kind: 'failure', reason: 'wrong_secret' };
+    },
+    afterSuccess: (orgId, credential) => upgradeIfWeak(orgId, credential, password, { store, pool, policy, now }),
+  };
+}
+
+/**
+ * Replaces a hash weaker than the policy by argon2id under it, now that the password is known
+ * to be right. Best effort: the login has succeeded either way, so a full hashing queue or a
+ * concurrent change of the credential (another login upgraded it first) leaves it for next time.
+ */
+async function upgradeIfWeak(orgId: string, credential: Credential, password: string, deps: Required<PasswordMethodDeps>): Promise<void> {
+  const old = parsePasswordHash(storedPasswordHash(credential));
+  if (!isWeakerThanPolicy(old, deps.policy)) return;
+  let upgraded: string;
+  try {
+    upgraded = await hashPassword(password, deps.pool, deps.policy);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'PASSWORD_CHECKS_BUSY') return;
+    throw error;
+  }
+  const next = { params: { ...credential.params, password_hash: upgraded }, secret: { ...credential.secret, password_hash: upgraded } };
+  if (!(await deps.store.updateCredentialIf(orgId, credential.id, credential.version, next))) return;
+  const at = deps.now();
+  await deps.store.recordAuditEvent({
+    id: newId('evt', at),
+    orgId,
+    type: 'authn.password_upgraded',
+    occurredAt: at,
+    data: { person_id: credential.personId, credential_id: credential.id, from: old.function, to: 'argon2id' },
+  });
+}

@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { CredentialTypeContext } from '../credentials/credential-type.ts';
+import { HashWorkPool, type PasswordHashPolicy } from '../credentials/password/index.ts';
+import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
+import type { Store } from '../store/store.ts';
+import { AttemptLimiter } from './attempt-limiter.ts';
+import { LoginFlow } from './login-flow.ts';
+import { loginRoutes } from './login-routes.ts';
+
+export interface AuthnRouteOptions {
+  store: Store;
+  issuer: TokenIssuer;
+  context: CredentialTypeContext;
+  now: () => number;
+  /** Bounds concurrent password-hash work; by default one slot per core. */
+  pool?: HashWorkPool;
+  policy?: PasswordHashPolicy;
+}
+
+/** The authentication challenges (POST /authn/…): one plugin, so app.ts registers it in one line. */
+export function authnRoutes({ store, issuer, context, now, pool = new HashWorkPool(), policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
+  const flow = new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now });
+  return async (app) => {
+    await app.register(loginRoutes({ store, flow, pool, now, ...(policy ? { policy } : {}) }));
+  };
+}

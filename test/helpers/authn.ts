@@ -1,0 +1,37 @@
+import { HashWorkPool, hashPassword } from '../../src/credentials/password/index.ts';
+import { createPerson } from './oauth.ts';
+import type { Response, TestOrg, TestService } from './service.ts';
+
+export interface LoginPerson {
+  id: string;
+  email: string;
+}
+
+/** A person of `org` with an email handle, for logging in. */
+export async function loginPerson(t: TestService, org: TestOrg): Promise<LoginPerson> {
+  const email = `p${Math.random().toString(36).slice(2)}@example.com`;
+  return { id: await createPerson(t, org, email), email };
+}
+
+/** Imports a credential through the API (admin key) and returns its id. */
+export async function importCredential(t: TestService, org: TestOrg, personId: string, type: string, params: Record<string, unknown>): Promise<string> {
+  const response = await t.call('POST', `/persons/${personId}/credentials`, { as: org, body: { type, params } });
+  if (response.status !== 201) throw new Error(`credential import failed: ${JSON.stringify(response.body)}`);
+  return response.body.result.id;
+}
+
+/** An argon2id hash at the OWASP policy: one that needs no upgrade. */
+export function policyHash(password: string): Promise<string> {
+  return hashPassword(password, new HashWorkPool({ concurrency: 1 }));
+}
+
+/** A login call as a person makes it: Service-OrgID only, no API key. */
+export function login(t: TestService, org: TestOrg, path: '/authn/password' | '/authn/totp', body: unknown): Promise<Response> {
+  return t.call('POST', path, { as: { 'service-orgid': org.orgId }, body });
+}
+
+/** The `authn.attempt` events of the organisation, oldest first, as `data`. */
+export async function attemptEvents(t: TestService, org: TestOrg): Promise<Record<string, unknown>[]> {
+  const response = await t.call('GET', '/audit/events?type=authn.attempt&limit=100', { as: org });
+  return (response.body.result as { data: Record<string, unknown> }[]).map((event) => event.data);
+}

@@ -1,0 +1,44 @@
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../../src/http/app.ts';
+import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { Backend } from './backends.ts';
+import { startTestServiceOver, TEST_SECRET, type TestService } from './service.ts';
+
+/** A clock the test sets: the service reads `at` on every call. */
+export interface TestClock {
+  at: number;
+}
+
+/**
+ * The real app on port 0 over a fresh database, with the service's clock (`now`: tokens, audit,
+ * attempt limits, TOTP steps) frozen at `clock.at` until the test moves it.
+ */
+export async function startFrozenService(backend: Backend, clock: TestClock): Promise<TestService> {
+  const database = await backend.fresh();
+  const { store } = await openStore(database.url);
+  const now = () => clock.at;
+  const keys = new KeyRing(store, TEST_SECRET, now);
+  await keys.init();
+  let url = '';
+  const app = await buildApp({
+    store,
+    config: { dev: false, bodyLimit: 1_048_576, logLevel: 'silent', secret: TEST_SECRET },
+    keys,
+    issuer: () => url,
+    now,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return startTestServiceOver({
+    app,
+    store,
+    url,
+    issuer: url,
+    async close() {
+      await app.close();
+      await store.close();
+      await database.drop();
+    },
+  });
+}

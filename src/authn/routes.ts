@@ -21,6 +21,6 @@ export interface AuthnRouteOptions {
 export function authnRoutes({ store, issuer, context, now, pool = new HashWorkPool(), policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
   const flow = new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now });
   return async (app) => {
-    await app.register(loginRoutes({ store, flow, pool, now, ...(policy ? { policy } : {}) }));
+    await app.register(loginRoutes({ store, flow, pool, context, now, ...(policy ? { policy } : {}) }));
   };
 }

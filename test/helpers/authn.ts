@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { HashWorkPool, hashPassword } from '../../src/credentials/password/index.ts';
+import { encodeBase32 } from '../../src/credentials/totp/index.ts';
 import { createPerson } from './oauth.ts';
 import type { Response, TestOrg, TestService } from './service.ts';
 
@@ -34,4 +36,25 @@ export function login(t: TestService, org: TestOrg, path: '/authn/password' | '/
 export async function attemptEvents(t: TestService, org: TestOrg): Promise<Record<string, unknown>[]> {
   const response = await t.call('GET', '/audit/events?type=authn.attempt&limit=100', { as: org });
   return (response.body.result as { data: Record<string, unknown> }[]).map((event) => event.data);
+}
+
+export interface TotpVector {
+  algorithm: 'SHA1' | 'SHA256' | 'SHA512';
+  digits: 6 | 8;
+  period: number;
+  unix_seconds: number;
+  key_hex: string;
+  code: string;
+}
+
+/** The oathtool vectors of test/credentials/totp/fixtures/ (each records the command that made it). */
+export function oathtoolVectors(): TotpVector[] {
+  const url = new URL('../credentials/totp/fixtures/oathtool-vectors.json', import.meta.url);
+  return JSON.parse(readFileSync(url, 'utf8')).vectors;
+}
+
+/** A key URI for the vector's key and parameters, as an authenticator app would be given. */
+export function keyUriOf(vector: Pick<TotpVector, 'algorithm' | 'digits' | 'period' | 'key_hex'>): string {
+  const secret = encodeBase32(Buffer.from(vector.key_hex, 'hex'));
+  return `otpauth://totp/Example:lin%40example.com?secret=${secret}&issuer=Example&algorithm=${vector.algorithm}&digits=${vector.digits}&period=${vector.period}`;
 }

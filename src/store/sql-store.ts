@@ -9,6 +9,7 @@ import { sqlSigningKeyStore } from './signing-keys/sql.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import type { Store, StoreConnection } from './store.ts';
 import { revokeTokensOfParty, sqlTokenStore } from './tokens/sql.ts';
+import { sqlTotpEnrolmentStore } from './totp-enrolments/sql.ts';
 import { sqlWebAuthnChallengeStore } from './webauthn-challenges/sql.ts';
 
 /**
@@ -31,6 +32,7 @@ export function sqlStore(db: SqlDriver): Store {
     sqlCredentialStore(db),
     sqlAuthnAttemptStore(db),
     sqlWebAuthnChallengeStore(db),
+    sqlTotpEnrolmentStore(db),
   );
   return store;
 }

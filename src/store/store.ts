@@ -6,6 +6,7 @@ import type { OrganizationStore } from './organizations/store.ts';
 import type { PersonStore } from './persons/store.ts';
 import type { SigningKeyStore } from './signing-keys/store.ts';
 import type { TokenStore } from './tokens/store.ts';
+import type { TotpEnrolmentStore } from './totp-enrolments/store.ts';
 import type { WebAuthnChallengeStore } from './webauthn-challenges/store.ts';
 
 export { ConflictError, type ConflictSubject, StorageUnavailableError } from './errors.ts';
@@ -37,4 +38,5 @@ export type Store = StoreConnection &
   AuditStore &
   CredentialStore &
   AuthnAttemptStore &
-  WebAuthnChallengeStore;
+  WebAuthnChallengeStore &
+  TotpEnrolmentStore;

@@ -2,14 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { CredentialTypeContext } from '../credentials/credential-type.ts';
 import { HashWorkPool, type PasswordHashPolicy } from '../credentials/password/index.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
+import type { TokenReader } from '../oauth/tokens/reader.ts';
 import type { Store } from '../store/store.ts';
 import { AttemptLimiter } from './attempt-limiter.ts';
+import { enrolmentRoutes } from './enrolment-routes.ts';
 import { LoginFlow } from './login-flow.ts';
 import { loginRoutes } from './login-routes.ts';
 
 export interface AuthnRouteOptions {
   store: Store;
   issuer: TokenIssuer;
+  /** Reads the person JWT that enrols a factor for its own person. */
+  reader: TokenReader;
   context: CredentialTypeContext;
   now: () => number;
   /** Bounds concurrent password-hash work; by default one slot per core. */
@@ -18,9 +22,10 @@ export interface AuthnRouteOptions {
 }
 
 /** The authentication challenges (POST /authn/…): one plugin, so app.ts registers it in one line. */
-export function authnRoutes({ store, issuer, context, now, pool = new HashWorkPool(), policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
+export function authnRoutes({ store, issuer, reader, context, now, pool = new HashWorkPool(), policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
   const flow = new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now });
   return async (app) => {
+    await app.register(enrolmentRoutes(store, reader, { store, context, now }));
     await app.register(loginRoutes({ store, flow, pool, context, now, ...(policy ? { policy } : {}) }));
   };
 }

@@ -106,7 +106,7 @@ export async function buildApp({
   registerMetadata(app, keys, issuer);
   await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
-  await app.register(authnRoutes({ store, issuer: tokenIssuer, context: credentialTypeContext(config.secret), now }));
+  await app.register(authnRoutes({ store, issuer: tokenIssuer, reader: deps.reader, context: credentialTypeContext(config.secret), now }));
   await app.register(auditRoutes(store));
   return app;
 }

@@ -1,0 +1,18 @@
+import { CHALLENGE_TTL_MS } from '../../credentials/public-key/index.ts';
+import { newId } from '../../crypto/ids.ts';
+import type { WebAuthnChallenge, WebAuthnChallengePurpose, WebAuthnChallengeStore } from '../../store/webauthn-challenges/store.ts';
+
+/**
+ * Keeps the challenge of options just made, for CHALLENGE_TTL_MS, and sweeps the expired ones
+ * nobody came back for (so the table holds at most five minutes of ceremonies). Returns its id.
+ */
+export async function keepChallenge(
+  store: WebAuthnChallengeStore,
+  at: number,
+  fields: { orgId: string; purpose: WebAuthnChallengePurpose; personId: string | null; subject: string; challenge: string },
+): Promise<string> {
+  const challenge: WebAuthnChallenge = { id: newId('wch', at), ...fields, createdAt: at, expiresAt: at + CHALLENGE_TTL_MS };
+  await store.createWebAuthnChallenge(challenge);
+  await store.purgeExpiredWebAuthnChallenges(at);
+  return challenge.id;
+}

@@ -1,0 +1,118 @@
+import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import { readStoredPublicKeyParams, registrationOptions, verifyRegistration } from '../../credentials/public-key/index.ts';
+import { newId } from '../../crypto/ids.ts';
+import { ApiError, invalidField } from '../../errors/api-error.ts';
+import type { Credential } from '../../store/credentials/store.ts';
+import type { Organization } from '../../store/types.ts';
+import { keepChallenge } from './challenges.ts';
+import type { WebAuthnDeps } from './deps.ts';
+import type { RegistrationCaller } from './registration-caller.ts';
+import { relyingPartyOf } from './relying-party.ts';
+
+function personNotFound(): ApiError {
+  return new ApiError('NOT_FOUND', 'body.person_id: no person of this organisation has this id');
+}
+
+/** POST /authn/webauthn/registration/options: creation options for the person, and the challenge kept for them. */
+export async function startRegistration(
+  deps: WebAuthnDeps,
+  org: Organization,
+  personId: string,
+): Promise<{ challenge_id: string; options: PublicKeyCredentialCreationOptionsJSON }> {
+  const { rpId } = relyingPartyOf(org);
+  const person = await deps.store.getPerson(org.id, personId);
+  if (!person) throw personNotFound();
+  const existing = await deps.store.listCredentialsOfType(org.id, person.id, 'public-key');
+  const options = await registrationOptions({
+    rpId,
+    rpName: org.name,
+    // What the authenticator shows to tell accounts apart; a person without handles shows their id.
+    userName: person.handles[0]?.value ?? person.id,
+    userId: person.id,
+    excludeCredentialIds: existing.map((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id),
+  });
+  const challengeId = await keepChallenge(deps.store, deps.now(), {
+    orgId: org.id,
+    purpose: 'registration',
+    personId: person.id,
+    subject: person.id,
+    challenge: options.challenge,
+  });
+  return { challenge_id: challengeId, options };
+}
+
+export interface RegistrationBody {
+  challenge_id: string;
+  response: unknown;
+  label?: string;
+}
+
+/**
+ * POST /authn/webauthn/registration/verify: spends the challenge, verifies the attestation and
+ * stores the passkey as a public-key credential of the challenge's person (the same params an
+ * import makes). A person token may finish only its own person's ceremony.
+ */
+export async function finishRegistration(
+  deps: WebAuthnDeps,
+  org: Organization,
+  caller: RegistrationCaller,
+  body: RegistrationBody,
+  onRefused: (reason: string) => void,
+): Promise<Credential> {
+  const { store, now } = deps;
+  const relyingParty = relyingPartyOf(org);
+  const challenge = await store.spendWebAuthnChallenge(org.id, body.challenge_id, 'registration', now());
+  if (!challenge || challenge.personId === null) {
+    throw invalidField('body.challenge_id', 'names no registration challenge of this organisation that is unused and unexpired (they live 5 minutes)');
+  }
+  const personId = challenge.personId;
+  if (caller.kind === 'person' && caller.personId !== personId) {
+    throw new ApiError('FORBIDDEN', "body.challenge_id: the challenge is another person's registration");
+  }
+  const verification = await verifyRegistration({
+    response: body.response,
+    expectedChallenge: challenge.challenge,
+    rpId: relyingParty.rpId,
+    origins: relyingParty.origins,
+  });
+  if (!verification.verified) {
+    onRefused(verification.reason);
+    throw invalidField(
+      'body.response',
+      "does not verify: the attestation must answer this challenge, from one of the organisation's origins, for its RP id, with user verification",
+    );
+  }
+  const existing = await store.listCredentialsOfType(org.id, personId, 'public-key');
+  const credentialId = verification.params.webauthn_credential_id;
+  if (existing.some((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id === credentialId)) {
+    throw new ApiError('CONFLICT', 'body.response: this passkey is already registered for the person');
+  }
+  const at = now();
+  const credential: Credential = {
+    id: newId('crd', at),
+    orgId: org.id,
+    personId,
+    type: 'public-key',
+    label: body.label ?? null,
+    params: { ...verification.params },
+    secret: null,
+    version: 0,
+    lastUsed: null,
+    createdAt: at,
+  };
+  if (!(await store.createCredential(credential))) throw personNotFound();
+  await store.recordAuditEvent({
+    id: newId('evt', at),
+    orgId: org.id,
+    type: 'credential.created',
+    occurredAt: at,
+    data: {
+      person_id: personId,
+      credential_id: credential.id,
+      credential_type: 'public-key',
+      via: 'webauthn_registration',
+      api_key_id: caller.kind === 'admin_key' ? caller.keyId : null,
+    },
+  });
+  return credential;
+}

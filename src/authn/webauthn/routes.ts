@@ -1,0 +1,102 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { publicKeyCredentialType } from '../../credentials/public-key/index.ts';
+import { presentCredential } from '../../credentials/routes.ts';
+import { credentialViewSchema } from '../../credentials/routes-schemas.ts';
+import { commonErrors, Envelope } from '../../http/envelope.ts';
+import { canonicalLoginHandle, PersonLoginView } from '../login-schemas.ts';
+import { organizationOf } from '../organization-header.ts';
+import type { WebAuthnDeps } from './deps.ts';
+import { finishLogin, startLogin } from './login.ts';
+import { finishRegistration, type RegistrationBody, startRegistration } from './registration.ts';
+import { personOfRegistration, registrationCaller } from './registration-caller.ts';
+import { Ceremony, LoginOptionsRequest, LoginVerifyRequest, RegistrationOptionsRequest, RegistrationVerifyRequest } from './schemas.ts';
+
+/**
+ * Passkeys: login (options + verify, no API key: the person proves who they are) and
+ * registration (options + verify, by the person's JWT or an admin key). Every call names the
+ * organisation with Service-OrgID.
+ */
+export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tags = ['authentication'];
+    const loginSecurity = [{ orgId: [] }];
+    // An admin key, or (described in the summary) Authorization: Bearer with the person's JWT.
+    const registrationSecurity: Record<string, string[]>[] = [{ orgId: [], apiKey: [] }, { orgId: [] }];
+    const CredentialView = credentialViewSchema([publicKeyCredentialType]);
+
+    app.post(
+      '/authn/webauthn/options',
+      {
+        schema: {
+          tags,
+          security: loginSecurity,
+          summary: 'Start a passkey login: options for navigator.credentials.get()',
+          body: LoginOptionsRequest,
+          response: { 200: Envelope(Ceremony), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const org = await organizationOf(request, deps.store);
+        return { result: await startLogin(deps, org, canonicalLoginHandle(request.body.handle)) };
+      },
+    );
+
+    app.post(
+      '/authn/webauthn/verify',
+      {
+        schema: {
+          tags,
+          security: loginSecurity,
+          summary: "Finish a passkey login with the browser's assertion: a person JWT",
+          body: LoginVerifyRequest,
+          response: { 200: Envelope(PersonLoginView), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const org = await organizationOf(request, deps.store);
+        const onRefused = (reason: string) => request.log.info({ reason }, 'passkey assertion refused');
+        return { result: await finishLogin(deps, org, request.body, onRefused) };
+      },
+    );
+
+    app.post(
+      '/authn/webauthn/registration/options',
+      {
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+        schema: {
+          tags,
+          security: registrationSecurity,
+          summary: 'Start registering a passkey (admin key, or Authorization: Bearer <person JWT>): options for navigator.credentials.create()',
+          body: RegistrationOptionsRequest,
+          response: { 200: Envelope(Ceremony), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const { org, caller } = await registrationCaller(deps, request);
+        const personId = personOfRegistration(caller, (request.body as { person_id?: string }).person_id);
+        return { result: await startRegistration(deps, org, personId) };
+      },
+    );
+
+    app.post(
+      '/authn/webauthn/registration/verify',
+      {
+        schema: {
+          tags,
+          security: registrationSecurity,
+          summary: "Finish registering a passkey (admin key, or Authorization: Bearer <person JWT>) with the browser's attestation: the new credential",
+          body: RegistrationVerifyRequest,
+          response: { 201: Envelope(CredentialView), ...commonErrors },
+        },
+      },
+      async (request, reply) => {
+        const { org, caller } = await registrationCaller(deps, request);
+        const onRefused = (reason: string) => request.log.info({ reason }, 'passkey registration refused');
+        const credential = await finishRegistration(deps, org, caller, request.body as RegistrationBody, onRefused);
+        return reply.code(201).send({ result: presentCredential(publicKeyCredentialType, credential) });
+      },
+    );
+  };
+}

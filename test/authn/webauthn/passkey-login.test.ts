@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { attemptEvents, importCredential, loginPerson } from '../../helpers/authn.ts';
+import { backends } from '../../helpers/backends.ts';
+import { startFrozenService, type TestClock } from '../../helpers/frozen-service.ts';
+import { claims, EXCHANGE, JWT_TYPE, registerClient, token } from '../../helpers/oauth.ts';
+import { errorCodes, type TestOrg, type TestService } from '../../helpers/service.ts';
+import { SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
+import { asBrowser, configurePasskeys, importParams, loginOptions, ORIGIN, passkeyLogin, RP_ID, storedAuthenticator } from './passkeys.ts';
+
+const GENERIC_401 = 'authentication: the handle and the secret do not match';
+
+for (const backend of backends()) {
+  describe(`Passkey login on ${backend.name}`, () => {
+    const clock: TestClock = { at: Date.parse('2026-03-01T12:00:00Z') };
+    let t: TestService;
+    let org: TestOrg;
+
+    /** A person with an imported passkey of a fresh software authenticator. */
+    async function personWithPasskey(within = org, signCount = 0) {
+      const person = await loginPerson(t, within);
+      const authenticator = new SoftwareAuthenticator({ signCount });
+      await importCredential(t, within, person.id, 'public-key', importParams(authenticator));
+      return { person, authenticator };
+    }
+
+    function expectGeneric401(response: { status: number; body: any }) {
+      assert.equal(response.status, 401, JSON.stringify(response.body));
+      assert.deepEqual(errorCodes(response.body), ['UNAUTHENTICATED']);
+      assert.equal(response.body.errors[0].message, GENERIC_401);
+    }
+
+    before(async () => {
+      t = await startFrozenService(backend, clock);
+      org = await t.org();
+      await configurePasskeys(t, org);
+    });
+    after(() => t.close());
+
+    it('logs in with an imported passkey: a person JWT with amr hwk, the counter and last_used written back', async () => {
+      const { person, authenticator } = await personWithPasskey();
+      const response = await passkeyLogin(t, org, person.email, authenticator);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      assert.equal(response.body.result.person_id, person.id);
+      const jwt = claims(response.body.result.token);
+      assert.deepEqual([jwt.sub, jwt.oid, jwt.amr], [person.id, org.orgId, ['hwk']]);
+      assert.deepEqual(await storedAuthenticator(t, org, person.id), {
+        aaguid: importParams(authenticator).authenticator.aaguid,
+        sign_count: 1,
+        clone_warning: false,
+      });
+      const listed = await t.call('GET', `/persons/${person.id}/credentials`, { as: org });
+      assert.equal(listed.body.result[0].last_used, new Date(clock.at).toISOString());
+    });
+
+    it('answers options of one shape whether or not the handle names a person, with no credential listed', async () => {
+      const { person } = await personWithPasskey();
+      const known = await loginOptions(t, org, person.email);
+      const unknown = await loginOptions(t, org, 'nobody-at-all@example.com');
+      assert.deepEqual(Object.keys(known.options).sort(), Object.keys(unknown.options).sort());
+      for (const { options } of [known, unknown]) {
+        assert.deepEqual([options.rpId, options.allowCredentials, options.userVerification, options.timeout], [RP_ID, [], 'required', 300_000]);
+      }
+      assert.notEqual(known.options.challenge, unknown.options.challenge);
+      assert.match(known.challenge_id, /^wch_/);
+    });
+
+    it('refuses a handle that names nobody with the same 401, counted and audited without the handle', async () => {
+      const own = await t.org();
+      await configurePasskeys(t, own);
+      const stranger = new SoftwareAuthenticator();
+      expectGeneric401(await passkeyLogin(t, own, 'nobody-at-all@example.com', stranger));
+      const events = await attemptEvents(t, own);
+      assert.deepEqual(events, [{ method: 'webauthn', person_id: null, credential_id: null, outcome: 'failure', reason: 'unknown_handle' }]);
+    });
+
+    const refusals: [string, { origin?: string; rpId?: string }][] = [
+      ['from an origin the organisation does not list', { origin: 'https://evil.example.net' }],
+      ['for another RP id', { rpId: 'evil.example.net' }],
+    ];
+    for (const [name, variant] of refusals) {
+      it(`refuses an assertion ${name} with the generic 401, and the counter stays`, async () => {
+        const { person, authenticator } = await personWithPasskey();
+        expectGeneric401(await passkeyLogin(t, org, person.email, authenticator, variant));
+        assert.equal((await storedAuthenticator(t, org, person.id)).sign_count, 0);
+      });
+    }
+
+    it("refuses another person's passkey for this person's handle", async () => {
+      const a = await personWithPasskey();
+      const b = await personWithPasskey();
+      expectGeneric401(await passkeyLogin(t, org, a.person.email, b.authenticator));
+    });
+
+    it('refuses the second use of a challenge (a replay) with 401', async () => {
+      const { person, authenticator } = await personWithPasskey();
+      const { challenge_id, options } = await loginOptions(t, org, person.email);
+      const assertion = authenticator.assert({ challenge: options.challenge, rpId: RP_ID, origin: ORIGIN });
+      assert.equal((await asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response: assertion })).status, 200);
+      expectGeneric401(await asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response: assertion }));
+      const fresh = authenticator.assert({ challenge: options.challenge, rpId: RP_ID, origin: ORIGIN });
+      expectGeneric401(await asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response: fresh }));
+    });
+
+    it("refuses an old challenge answered to a new challenge's id", async () => {
+      const { person, authenticator } = await personWithPasskey();
+      const old = await loginOptions(t, org, person.email);
+      const current = await loginOptions(t, org, person.email);
+      const response = authenticator.assert({ challenge: old.options.challenge, rpId: RP_ID, origin: ORIGIN });
+      expectGeneric401(await asBrowser(t, org, '/authn/webauthn/verify', { challenge_id: current.challenge_id, response }));
+    });
+
+    it('refuses a challenge answered after its five minutes', async () => {
+      const { person, authenticator } = await personWithPasskey();
+      const { challenge_id, options } = await loginOptions(t, org, person.email);
+      clock.at += 5 * 60 * 1000;
+      const response = authenticator.assert({ challenge: options.challenge, rpId: RP_ID, origin: ORIGIN });
+      expectGeneric401(await asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response }));
+    });
+
+    it('logs in with a counter that went backwards, storing clone_warning and keeping the higher count', async () => {
+      const own = await t.org();
+      await configurePasskeys(t, own);
+      const { person, authenticator } = await personWithPasskey(own, 41);
+      assert.equal((await passkeyLogin(t, own, person.email, authenticator)).status, 200);
+      const cloned = await passkeyLogin(t, own, person.email, authenticator, { signCount: 10 });
+      assert.equal(cloned.status, 200, JSON.stringify(cloned.body));
+      assert.deepEqual(await storedAuthenticator(t, own, person.id).then((a) => [a.sign_count, a.clone_warning]), [42, true]);
+      const reasons = (await attemptEvents(t, own)).map((e) => [e.outcome, e.reason]);
+      assert.deepEqual(
+        reasons.sort(),
+        [
+          ['success', 'clone_warning'],
+          ['success', null],
+        ].sort(),
+      );
+    });
+
+    it('refuses a counter that went backwards when the organisation says so, and still stores the warning', async () => {
+      const strict = await t.org();
+      await configurePasskeys(t, strict, { webauthn_refuse_clone_warning: true });
+      const { person, authenticator } = await personWithPasskey(strict, 7);
+      expectGeneric401(await passkeyLogin(t, strict, person.email, authenticator, { signCount: 7 }));
+      assert.deepEqual(await storedAuthenticator(t, strict, person.id).then((a) => [a.sign_count, a.clone_warning]), [7, true]);
+      assert.equal((await passkeyLogin(t, strict, person.email, authenticator)).status, 200, 'an increasing counter still logs in');
+    });
+
+    it('audits every attempt without the challenge, the signature or the handle', async () => {
+      const own = await t.org();
+      await configurePasskeys(t, own);
+      const { person, authenticator } = await personWithPasskey(own);
+      await passkeyLogin(t, own, person.email, authenticator);
+      await passkeyLogin(t, own, person.email, authenticator, { origin: 'https://evil.example.net' });
+      const events = await attemptEvents(t, own);
+      assert.deepEqual(events.map((e) => [e.method, e.person_id, e.outcome, e.reason]).sort(), [
+        ['webauthn', person.id, 'failure', 'assertion_refused'],
+        ['webauthn', person.id, 'success', null],
+      ]);
+      assert.doesNotMatch(JSON.stringify(events), new RegExp(`${person.email}|signature|challenge`));
+    });
+
+    it('issues a person JWT that /oauth2/tokens accepts as subject_token', async () => {
+      const { person, authenticator } = await personWithPasskey();
+      const client = await registerClient(t, org);
+      const loggedIn = await passkeyLogin(t, org, person.email, authenticator);
+      const exchanged = await token(
+        t,
+        { grant_type: EXCHANGE, subject_token: loggedIn.body.result.token, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE },
+        client,
+      );
+      assert.equal(exchanged.status, 200, JSON.stringify(exchanged.body));
+      assert.deepEqual([claims(exchanged.body.access_token).sub, claims(exchanged.body.access_token).act], [person.id, { sub: client.id }]);
+    });
+
+    it('answers 409 WEBAUTHN_NOT_CONFIGURED naming what an organisation has not set', async () => {
+      const bare = await t.org();
+      const response = await asBrowser(t, bare, '/authn/webauthn/options', { handle: { type: 'email_address', value: 'a@example.com' } });
+      assert.equal(response.status, 409);
+      assert.deepEqual(errorCodes(response.body), ['WEBAUTHN_NOT_CONFIGURED']);
+      assert.match(response.body.errors[0].message, /webauthn_rp_id and webauthn_origins/);
+      await t.call('PATCH', '/organizations/config', { as: bare, body: { webauthn_rp_id: RP_ID } });
+      const verify = await asBrowser(t, bare, '/authn/webauthn/verify', { challenge_id: 'wch_x', response: { id: 'x', type: 'public-key' } });
+      assert.deepEqual(
+        [verify.status, verify.body.errors[0].message],
+        [409, 'passkeys: the organisation has not set webauthn_origins (PATCH /organizations/config), so no passkey ceremony can run'],
+      );
+    });
+
+    const badBodies: [string, string, unknown, RegExp][] = [
+      ['options without a handle', '/authn/webauthn/options', {}, /^body\.handle: is required$/],
+      ['options with a malformed email', '/authn/webauthn/options', { handle: { type: 'email_address', value: 'not an address' } }, /^body\.handle\.value: /],
+      ['verify without a response', '/authn/webauthn/verify', { challenge_id: 'wch_x' }, /^body\.response: is required$/],
+      [
+        'verify with an unknown field',
+        '/authn/webauthn/verify',
+        { challenge_id: 'wch_x', response: { id: 'x', type: 'public-key' }, extra: 1 },
+        /^body\.extra: is not a known field$/,
+      ],
+    ];
+    for (const [name, path, body, message] of badBodies) {
+      it(`refuses ${name} with 400 naming the field`, async () => {
+        const response = await asBrowser(t, org, path, body);
+        assert.equal(response.status, 400, JSON.stringify(response.body));
+        assert.match(response.body.errors[0].message, message);
+      });
+    }
+  });
+}

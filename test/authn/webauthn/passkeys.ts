@@ -1,0 +1,59 @@
+import type { Response, TestOrg, TestService } from '../../helpers/service.ts';
+import type { SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
+
+/** The relying party every passkey test configures, and the page origin its browser runs on. */
+export const RP_ID = 'example.com';
+export const ORIGIN = 'https://login.example.com';
+
+export async function configurePasskeys(t: TestService, org: TestOrg, extra: Record<string, unknown> = {}): Promise<void> {
+  const response = await t.call('PATCH', '/organizations/config', { as: org, body: { webauthn_rp_id: RP_ID, webauthn_origins: [ORIGIN], ...extra } });
+  if (response.status !== 200) throw new Error(`configuring passkeys failed: ${JSON.stringify(response.body)}`);
+}
+
+/** A call as a person's browser makes it: Service-OrgID only. */
+export function asBrowser(t: TestService, org: TestOrg, path: string, body: unknown): Promise<Response> {
+  return t.call('POST', path, { as: { 'service-orgid': org.orgId }, body });
+}
+
+export async function loginOptions(t: TestService, org: TestOrg, email: string): Promise<{ challenge_id: string; options: Record<string, any> }> {
+  const response = await asBrowser(t, org, '/authn/webauthn/options', { handle: { type: 'email_address', value: email } });
+  if (response.status !== 200) throw new Error(`login options failed: ${JSON.stringify(response.body)}`);
+  return response.body.result;
+}
+
+/** The whole login as a browser runs it: options, the authenticator's assertion, verify. */
+export async function passkeyLogin(
+  t: TestService,
+  org: TestOrg,
+  email: string,
+  authenticator: SoftwareAuthenticator,
+  variant: { origin?: string; rpId?: string; signCount?: number } = {},
+): Promise<Response> {
+  const { challenge_id, options } = await loginOptions(t, org, email);
+  const response = authenticator.assert({
+    challenge: options.challenge,
+    rpId: variant.rpId ?? options.rpId,
+    origin: variant.origin ?? ORIGIN,
+    signCount: variant.signCount,
+  });
+  return asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response });
+}
+
+/** The software authenticator's credential as an import from another system carries it. */
+export function importParams(authenticator: SoftwareAuthenticator, signCount = authenticator.signCount) {
+  return {
+    webauthn_credential_id: authenticator.credentialId,
+    public_key: Buffer.from(authenticator.cosePublicKey).toString('base64'),
+    attestation_type: 'none',
+    authenticator: { aaguid: Buffer.from(authenticator.aaguid).toString('base64'), sign_count: signCount },
+  };
+}
+
+export async function storedAuthenticator(
+  t: TestService,
+  org: TestOrg,
+  personId: string,
+): Promise<{ aaguid: string; sign_count: number; clone_warning: boolean }> {
+  const response = await t.call('GET', `/persons/${personId}/credentials`, { as: org });
+  return response.body.result.find((c: { type: string }) => c.type === 'public-key').params.authenticator;
+}

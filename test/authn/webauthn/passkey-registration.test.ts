@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loginPerson } from '../../helpers/authn.ts';
+import { backends } from '../../helpers/backends.ts';
+import { EXCHANGE, JWT_TYPE, mintPersonToken, registerClient, token } from '../../helpers/oauth.ts';
+import { errorCodes, type Response, startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
+import { SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
+import { configurePasskeys, ORIGIN, passkeyLogin, RP_ID } from './passkeys.ts';
+
+const OPTIONS = '/authn/webauthn/registration/options';
+const VERIFY = '/authn/webauthn/registration/verify';
+
+for (const backend of backends()) {
+  describe(`Passkey registration on ${backend.name}`, () => {
+    let t: TestService;
+    let org: TestOrg;
+    before(async () => {
+      t = await startTestService(backend);
+      org = await t.org();
+      await configurePasskeys(t, org);
+    });
+    after(() => t.close());
+
+    const bearer = (jwt: string) => ({ 'service-orgid': org.orgId, authorization: `Bearer ${jwt}` });
+
+    /** Options then the authenticator's attestation then verify, all as `as`. */
+    async function register(
+      as: Record<string, string> | TestOrg,
+      authenticator: SoftwareAuthenticator,
+      optionsBody: unknown = {},
+      origin = ORIGIN,
+    ): Promise<Response> {
+      const started = await t.call('POST', OPTIONS, { as, body: optionsBody });
+      assert.equal(started.status, 200, JSON.stringify(started.body));
+      const { challenge_id, options } = started.body.result;
+      const response = authenticator.register({ challenge: options.challenge, rpId: options.rp.id, origin });
+      return t.call('POST', VERIFY, { as, body: { challenge_id, response, label: 'Laptop' } });
+    }
+
+    it("registers a passkey with the person's own JWT, answers spec §2.3's credential, and it logs in", async () => {
+      const person = await loginPerson(t, org);
+      const authenticator = new SoftwareAuthenticator();
+      const created = await register(bearer(await mintPersonToken(t, org, person.id)), authenticator);
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const { id, ...rest } = created.body.result;
+      assert.match(id, /^crd_/);
+      assert.deepEqual(rest, {
+        last_used: null,
+        type: 'public-key',
+        label: 'Laptop',
+        params: {
+          webauthn_credential_id: authenticator.credentialId,
+          public_key: Buffer.from(authenticator.cosePublicKey).toString('base64'),
+          attestation_type: 'none',
+          authenticator: { aaguid: Buffer.from(authenticator.aaguid).toString('base64'), sign_count: 0, clone_warning: false },
+        },
+      });
+      const loggedIn = await passkeyLogin(t, org, person.email, authenticator);
+      assert.equal(loggedIn.status, 200, JSON.stringify(loggedIn.body));
+      assert.equal(loggedIn.body.result.person_id, person.id);
+    });
+
+    it('registers for any person of the organisation with an admin key and person_id; the options name the person and exclude their passkeys', async () => {
+      const person = await loginPerson(t, org);
+      const first = new SoftwareAuthenticator();
+      assert.equal((await register(org, first, { person_id: person.id })).status, 201);
+      const again = await t.call('POST', OPTIONS, { as: org, body: { person_id: person.id } });
+      const { options } = again.body.result;
+      assert.deepEqual([options.rp.id, options.user.name, Buffer.from(options.user.id, 'base64url').toString()], [RP_ID, person.email, person.id]);
+      assert.deepEqual(
+        options.excludeCredentials.map((c: { id: string }) => c.id),
+        [first.credentialId],
+      );
+      assert.deepEqual([options.attestation, options.authenticatorSelection.userVerification], ['none', 'required']);
+    });
+
+    it('refuses the same authenticator registered twice with 409', async () => {
+      const person = await loginPerson(t, org);
+      const authenticator = new SoftwareAuthenticator();
+      assert.equal((await register(org, authenticator, { person_id: person.id })).status, 201);
+      const twice = await register(org, authenticator, { person_id: person.id });
+      assert.deepEqual([twice.status, errorCodes(twice.body)], [409, ['CONFLICT']]);
+    });
+
+    it('refuses an attestation from another origin, and a spent challenge, with 400 naming the field', async () => {
+      const person = await loginPerson(t, org);
+      const authenticator = new SoftwareAuthenticator();
+      const wrongOrigin = await register(org, authenticator, { person_id: person.id }, 'https://evil.example.net');
+      assert.equal(wrongOrigin.status, 400);
+      assert.match(wrongOrigin.body.errors[0].message, /^body\.response: does not verify/);
+      const started = (await t.call('POST', OPTIONS, { as: org, body: { person_id: person.id } })).body.result;
+      const response = authenticator.register({ challenge: started.options.challenge, rpId: RP_ID, origin: ORIGIN });
+      assert.equal((await t.call('POST', VERIFY, { as: org, body: { challenge_id: started.challenge_id, response } })).status, 201);
+      const replay = await t.call('POST', VERIFY, { as: org, body: { challenge_id: started.challenge_id, response } });
+      assert.equal(replay.status, 400);
+      assert.match(replay.body.errors[0].message, /^body\.challenge_id: names no registration challenge/);
+    });
+
+    it("refuses a person JWT finishing another person's ceremony, or naming another person_id", async () => {
+      const a = await loginPerson(t, org);
+      const b = await loginPerson(t, org);
+      const asA = bearer(await mintPersonToken(t, org, a.id));
+      const forB = (await t.call('POST', OPTIONS, { as: org, body: { person_id: b.id } })).body.result;
+      const response = new SoftwareAuthenticator().register({ challenge: forB.options.challenge, rpId: RP_ID, origin: ORIGIN });
+      const finished = await t.call('POST', VERIFY, { as: asA, body: { challenge_id: forB.challenge_id, response } });
+      assert.deepEqual([finished.status, errorCodes(finished.body)], [403, ['FORBIDDEN']]);
+      const named = await t.call('POST', OPTIONS, { as: asA, body: { person_id: b.id } });
+      assert.deepEqual([named.status, errorCodes(named.body)], [403, ['FORBIDDEN']]);
+    });
+
+    it('refuses a JWT a client holds for the person (delegated) with 403', async () => {
+      const person = await loginPerson(t, org);
+      const client = await registerClient(t, org);
+      const personJwt = await mintPersonToken(t, org, person.id);
+      const exchanged = await token(
+        t,
+        { grant_type: EXCHANGE, subject_token: personJwt, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE },
+        client,
+      );
+      const response = await t.call('POST', OPTIONS, { as: bearer(exchanged.body.access_token), body: {} });
+      assert.deepEqual([response.status, errorCodes(response.body)], [403, ['FORBIDDEN']]);
+    });
+
+    it('answers 401 without credentials, for a bad token, for a token of another organisation and for a wrong key', async () => {
+      const other = await t.org();
+      const stranger = await loginPerson(t, other);
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ 'service-orgid': org.orgId }, /^header Authorization: a person JWT \(Bearer\) or an admin Service-API-Key is required$/],
+        [bearer('not-a-jwt'), /^header Authorization: the token is not a well-formed JWT$/],
+        [bearer(await mintPersonToken(t, other, stranger.id)), /^header Authorization: the token is not of this organisation$/],
+        [{ 'service-orgid': org.orgId, 'service-api-key': 'tsk_wrong' }, /^header Service-API-Key: is not a valid key of this organisation$/],
+      ];
+      for (const [as, message] of cases) {
+        const response = await t.call('POST', OPTIONS, { as, body: {} });
+        assert.equal(response.status, 401, JSON.stringify(response.body));
+        assert.match(response.body.errors[0].message, message);
+      }
+    });
+
+    it('refuses both an API key and a person JWT (400), and an admin key without person_id (400)', async () => {
+      const person = await loginPerson(t, org);
+      const both = await t.call('POST', OPTIONS, { as: { ...org.headers, authorization: `Bearer ${await mintPersonToken(t, org, person.id)}` }, body: {} });
+      assert.deepEqual([both.status, errorCodes(both.body)], [400, ['INVALID_HEADER']]);
+      const missing = await t.call('POST', OPTIONS, { as: org, body: {} });
+      assert.equal(missing.status, 400);
+      assert.match(missing.body.errors[0].message, /^body\.person_id: is required with an admin key/);
+      const unknown = await t.call('POST', OPTIONS, { as: org, body: { person_id: 'per_nobody' } });
+      assert.deepEqual([unknown.status, unknown.body.errors[0].message], [404, 'body.person_id: no person of this organisation has this id']);
+    });
+  });
+}

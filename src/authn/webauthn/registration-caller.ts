@@ -55,9 +55,8 @@ export async function registrationCaller(deps: WebAuthnDeps, request: FastifyReq
 /** The person whose passkey is registered: the token's subject, or the admin's `person_id`. */
 export function personOfRegistration(caller: RegistrationCaller, personIdInBody: string | undefined): string {
   if (caller.kind === 'person') {
-    if (personIdInBody !== undefined && personIdInBody !== caller.personId) {
-      throw new ApiError('FORBIDDEN', "body.person_id: a person token registers the person's own passkey only; omit person_id");
-    }
+    // As TOTP enrolment: the person is the token's subject, so naming one is a mistake, never a choice.
+    if (personIdInBody !== undefined) throw invalidField('body.person_id', "is for an admin key only; a person JWT registers its own person's passkey");
     return caller.personId;
   }
   if (personIdInBody === undefined) throw invalidField('body.person_id', 'is required with an admin key (the person to register a passkey for)');

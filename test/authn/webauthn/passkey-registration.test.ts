@@ -96,7 +96,7 @@ for (const backend of backends()) {
       assert.match(replay.body.errors[0].message, /^body\.challenge_id: names no registration challenge/);
     });
 
-    it("refuses a person JWT finishing another person's ceremony, or naming another person_id", async () => {
+    it("refuses a person JWT finishing another person's ceremony (403), or naming any person_id (400)", async () => {
       const a = await loginPerson(t, org);
       const b = await loginPerson(t, org);
       const asA = bearer(await mintPersonToken(t, org, a.id));
@@ -104,8 +104,11 @@ for (const backend of backends()) {
       const response = new SoftwareAuthenticator().register({ challenge: forB.options.challenge, rpId: RP_ID, origin: ORIGIN });
       const finished = await t.call('POST', VERIFY, { as: asA, body: { challenge_id: forB.challenge_id, response } });
       assert.deepEqual([finished.status, errorCodes(finished.body)], [403, ['FORBIDDEN']]);
-      const named = await t.call('POST', OPTIONS, { as: asA, body: { person_id: b.id } });
-      assert.deepEqual([named.status, errorCodes(named.body)], [403, ['FORBIDDEN']]);
+      for (const personId of [b.id, a.id]) {
+        const named = await t.call('POST', OPTIONS, { as: asA, body: { person_id: personId } });
+        assert.equal(named.status, 400);
+        assert.match(named.body.errors[0].message, /^body\.person_id: is for an admin key only/);
+      }
     });
 
     it('refuses a JWT a client holds for the person (delegated) with 403', async () => {

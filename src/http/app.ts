@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { authnRoutes } from '../authn/routes.ts';
+import { webauthnRoutes } from '../authn/webauthn/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { credentialTypeContext } from '../credentials/context.ts';
 import type { CredentialType } from '../credentials/credential-type.ts';
@@ -107,6 +108,7 @@ export async function buildApp({
   await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
   await app.register(authnRoutes({ store, issuer: tokenIssuer, reader: deps.reader, context: credentialTypeContext(config.secret), now }));
+  await app.register(webauthnRoutes({ store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now }));
   await app.register(auditRoutes(store));
   return app;
 }

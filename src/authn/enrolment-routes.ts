@@ -37,11 +37,11 @@ const CredentialView = Type.Object({
 });
 
 const tags = ['authentication'];
-/** Either a person JWT, or an admin key with person_id (enrolling-person.ts). */
-const security: Record<string, string[]>[] = [
-  { orgId: [], bearer: [] },
-  { orgId: [], apiKey: [] },
-];
+/**
+ * Either an admin key with person_id, or a person JWT in Authorization: Bearer (enrolling-person.ts);
+ * the document declares no bearer scheme, so the JWT alternative is the bare Service-OrgID entry.
+ */
+const security: Record<string, string[]>[] = [{ orgId: [], apiKey: [] }, { orgId: [] }];
 
 /** POST /authn/totp/enrolment and /authn/totp/enrolment/confirm. */
 export function enrolmentRoutes(store: Store, reader: TokenReader, deps: TotpEnrolmentDeps): FastifyPluginAsyncTypebox {

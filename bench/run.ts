@@ -1,11 +1,13 @@
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { apiBenchmark } from './api.ts';
+import { authnBenchmark } from './authn.ts';
 import { gatewayBenchmark } from './gateway.ts';
 import { tokenBenchmark } from './token.ts';
 
 const benchmarks: Record<string, (options: { seconds: number; postgresUrl?: string }) => Promise<string>> = {
   api: apiBenchmark,
+  authn: authnBenchmark,
   token: tokenBenchmark,
   gateway: gatewayBenchmark,
 };

@@ -8,6 +8,8 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Answers by status code, e.g. { '200': 980, '503': 20 }. */
+  statuses: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -63,6 +65,7 @@ export async function load({
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats?.count ?? 0])),
   };
 }
 

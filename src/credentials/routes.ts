@@ -10,6 +10,7 @@ import type { AuditStore } from '../store/audit/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
+import { createPersonCredential } from './create-credential.ts';
 import type { CredentialType, CredentialTypeContext } from './credential-type.ts';
 import { credentialBodyValidator, credentialRequestSchema, credentialViewSchema } from './routes-schemas.ts';
 
@@ -69,27 +70,16 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
         const type = byName.get(body.type) as CredentialType;
         // Bad params throw invalidField here, before anything is stored.
         const prepared = await type.prepare(body.params, context);
-        const at = now();
-        const credential: Credential = {
-          id: newId('crd', at),
+        const credential = await createPersonCredential(store, {
           orgId: org.id,
           personId,
           type: type.type,
           label: body.label ?? null,
-          params: prepared.params,
-          secret: prepared.secret,
-          version: 0,
-          lastUsed: null,
-          createdAt: at,
-        };
-        if (!(await store.createCredential(credential))) throw personNotFound();
-        await store.recordAuditEvent({
-          id: newId('evt', at),
-          orgId: org.id,
-          type: 'credential.created',
-          occurredAt: at,
-          data: { person_id: personId, credential_id: credential.id, credential_type: type.type, api_key_id: key.id },
+          prepared,
+          audit: { api_key_id: key.id },
+          at: now(),
         });
+        if (!credential) throw personNotFound();
         return reply.code(201).send({ result: present(credential) });
       },
     );

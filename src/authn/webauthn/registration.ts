@@ -1,6 +1,6 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import { createPersonCredential } from '../../credentials/create-credential.ts';
 import { readStoredPublicKeyParams, registrationOptions, verifyRegistration } from '../../credentials/public-key/index.ts';
-import { newId } from '../../crypto/ids.ts';
 import { ApiError, invalidField } from '../../errors/api-error.ts';
 import type { Credential } from '../../store/credentials/store.ts';
 import type { Organization } from '../../store/types.ts';
@@ -87,32 +87,15 @@ export async function finishRegistration(
   if (existing.some((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id === credentialId)) {
     throw new ApiError('CONFLICT', 'body.response: this passkey is already registered for the person');
   }
-  const at = now();
-  const credential: Credential = {
-    id: newId('crd', at),
+  const credential = await createPersonCredential(store, {
     orgId: org.id,
     personId,
     type: 'public-key',
     label: body.label ?? null,
-    params: { ...verification.params },
-    secret: null,
-    version: 0,
-    lastUsed: null,
-    createdAt: at,
-  };
-  if (!(await store.createCredential(credential))) throw personNotFound();
-  await store.recordAuditEvent({
-    id: newId('evt', at),
-    orgId: org.id,
-    type: 'credential.created',
-    occurredAt: at,
-    data: {
-      person_id: personId,
-      credential_id: credential.id,
-      credential_type: 'public-key',
-      via: 'webauthn_registration',
-      api_key_id: caller.kind === 'admin_key' ? caller.keyId : null,
-    },
+    prepared: { params: { ...verification.params }, secret: null },
+    audit: { via: 'webauthn_registration', api_key_id: caller.kind === 'admin_key' ? caller.keyId : null },
+    at: now(),
   });
+  if (!credential) throw personNotFound();
   return credential;
 }

@@ -1,0 +1,45 @@
+import { newId } from '../crypto/ids.ts';
+import type { AuditStore } from '../store/audit/store.ts';
+import type { Credential, CredentialStore } from '../store/credentials/store.ts';
+import type { CredentialTypeName, PreparedCredential } from './credential-type.ts';
+
+export interface NewCredential {
+  orgId: string;
+  personId: string;
+  type: CredentialTypeName;
+  label: string | null;
+  prepared: PreparedCredential;
+  /** What the `credential.created` audit event says besides the person, the id and the type. */
+  audit: Record<string, unknown>;
+  at: number;
+}
+
+/**
+ * Stores a prepared credential for a person and records it in the audit log: the one way a
+ * credential comes into being, whether imported through the API or registered in a WebAuthn
+ * ceremony. Answers undefined when the person is not (or no longer) in the organisation.
+ */
+export async function createPersonCredential(store: CredentialStore & AuditStore, created: NewCredential): Promise<Credential | undefined> {
+  const { orgId, personId, type, label, prepared, audit, at } = created;
+  const credential: Credential = {
+    id: newId('crd', at),
+    orgId,
+    personId,
+    type,
+    label,
+    params: prepared.params,
+    secret: prepared.secret,
+    version: 0,
+    lastUsed: null,
+    createdAt: at,
+  };
+  if (!(await store.createCredential(credential))) return undefined;
+  await store.recordAuditEvent({
+    id: newId('evt', at),
+    orgId,
+    type: 'credential.created',
+    occurredAt: at,
+    data: { person_id: personId, credential_id: credential.id, credential_type: type, ...audit },
+  });
+  return credential;
+}

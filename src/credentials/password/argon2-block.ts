@@ -1,3 +1,4 @@
+import { xorRotate } from './blake2b.ts';
 /**
  * Argon2's compression function G over 1 KiB blocks (RFC 9106 §3.5), for the 1.0
  * transcription. A block is 128 64-bit words stored as 256 32-bit halves, low half first.
@@ -29,22 +30,6 @@ function blaMka(v: Uint32Array, a: number, b: number): void {
   const sum = x + v[2 * b]! + doubledLo;
   v[2 * a] = sum;
   v[2 * a + 1] = v[2 * a + 1]! + v[2 * b + 1]! + doubledHi + Math.floor(sum / 0x100000000);
-}
-
-function xorRotate(v: Uint32Array, d: number, a: number, n: number): void {
-  const lo = v[2 * d]! ^ v[2 * a]!;
-  const hi = v[2 * d + 1]! ^ v[2 * a + 1]!;
-  if (n === 32) {
-    v[2 * d] = hi;
-    v[2 * d + 1] = lo;
-  } else if (n < 32) {
-    v[2 * d] = (lo >>> n) | (hi << (32 - n));
-    v[2 * d + 1] = (hi >>> n) | (lo << (32 - n));
-  } else {
-    const k = n - 32;
-    v[2 * d] = (hi >>> k) | (lo << (32 - k));
-    v[2 * d + 1] = (lo >>> k) | (hi << (32 - k));
-  }
 }
 
 function gb(v: Uint32Array, a: number, b: number, c: number, d: number): void {

@@ -31,8 +31,8 @@ function add3(v: Uint32Array, a: number, b: number, m: Uint32Array, mi: number):
   v[2 * a + 1] = hi;
 }
 
-/** v[d] = rotr64(v[d] ^ v[a], n) for n in 16, 24, 32, 63. */
-function xorRotate(v: Uint32Array, d: number, a: number, n: number): void {
+/** v[d] = rotr64(v[d] ^ v[a], n) for n in 16, 24, 32, 63; Argon2's round (argon2-block.ts) uses it too. */
+export function xorRotate(v: Uint32Array, d: number, a: number, n: number): void {
   const lo = v[2 * d]! ^ v[2 * a]!;
   const hi = v[2 * d + 1]! ^ v[2 * a + 1]!;
   if (n === 32) {

@@ -1,4 +1,5 @@
 import { after, before, describe } from 'node:test';
+import { organizationConfigDefaults } from '../../src/config/defaults.ts';
 import { newId } from '../../src/crypto/ids.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -38,15 +39,7 @@ export function contractOnEveryBackend<Needed extends Partial<Store> = Store>(
   }
 }
 
-export const config: OrganizationConfig = {
-  token_lifetime_ceiling: 3600,
-  svid_jwks_urls: {},
-  allowed_spiffe_ids: [],
-  email_sender: null,
-  webauthn_rp_id: null,
-  webauthn_origins: [],
-  webauthn_refuse_clone_warning: false,
-};
+export const config: OrganizationConfig = { ...organizationConfigDefaults };
 
 export function org(name = `org-${newId('n')}`): Organization {
   return { id: newId('org'), name, config, createdAt: Date.now() };

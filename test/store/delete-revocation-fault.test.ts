@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { organizationConfigDefaults } from '../../src/config/defaults.ts';
 import { newId } from '../../src/crypto/ids.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -7,15 +8,7 @@ import type { OAuthClient, OpaqueToken, Person } from '../../src/store/types.ts'
 import { backends } from '../helpers/backends.ts';
 import { type FaultableDatabase, faultableDatabase, INJECTED_FAULT } from './revocation-fault.ts';
 
-const config = {
-  token_lifetime_ceiling: 3600,
-  svid_jwks_urls: {},
-  allowed_spiffe_ids: [],
-  email_sender: null,
-  webauthn_rp_id: null,
-  webauthn_origins: [],
-  webauthn_refuse_clone_warning: false,
-};
+const config = { ...organizationConfigDefaults };
 
 function token(orgId: string, party: { subject?: string; clientId?: string }, parentHash: string | null = null): OpaqueToken {
   return {

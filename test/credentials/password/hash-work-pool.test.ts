@@ -70,11 +70,11 @@ describe('HashWorkPool', () => {
     assert.equal(await pool.run(async () => 1), 1);
   });
 
-  it('defaults to the available cores and a queue of 8 per slot, and refuses nonsense sizes', async () => {
+  it('defaults to the available cores and a queue of 16 per slot, and refuses nonsense sizes', async () => {
     const { availableParallelism } = await import('node:os');
     const pool = new HashWorkPool();
     assert.equal(pool.concurrency, availableParallelism());
-    assert.equal(pool.maxQueued, 8 * availableParallelism());
+    assert.equal(pool.maxQueued, 16 * availableParallelism());
     assert.throws(() => new HashWorkPool({ concurrency: 0 }), RangeError);
     assert.throws(() => new HashWorkPool({ maxQueued: -1 }), RangeError);
   });

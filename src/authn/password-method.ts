@@ -36,6 +36,12 @@ export function passwordMethod(password: string, { store, pool, policy = OWASP_A
       for (const credential of credentials) {
         if (await verifyPassword(storedPasswordHash(credential), password, pool)) return { kind: 'success', credential, method: 'password' };
       }
+      // A wrong password checked against an imported hash cheaper than the policy answers
+      // sooner than one checked at the policy's cost (or for an unknown handle): the time
+      // would tell who still has a legacy hash. Failures cost at least one policy-cost check.
+      if (credentials.every((credential) => isWeakerThanPolicy(storedPasswordHash(credential), policy))) {
+        await verifyWithoutCredential(password, pool, policy);
+      }
       return { kind: 'failure', reason: 'wrong_secret' };
     },
     afterSuccess: (orgId, credential) => upgradeIfWeak(orgId, credential, password, { store, pool, policy, now }),

@@ -48,7 +48,9 @@ export async function checkAssertion(store: CredentialStore, input: AssertionInp
     }
     const cloneWarning = params.authenticator.clone_warning || verification.cloneWarning;
     if (await storeCounter(store, credential, verification.newSignCount, cloneWarning)) {
-      return { kind: 'success', credentialId: credential.id, cloneWarning: verification.cloneWarning };
+      // The credential's flag, not this assertion's alone: a clone that reports a higher
+      // counter than the genuine key must not clear it (an adversarial review's finding).
+      return { kind: 'success', credentialId: credential.id, cloneWarning };
     }
   }
   // Every try lost to another login with the same passkey: treated as a failed attempt.

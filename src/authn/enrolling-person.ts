@@ -31,7 +31,7 @@ export async function enrollingPerson(
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const org = await organizationOf(request, store);
-    const match = /^Bearer ([^\s]+)$/.exec(authorization);
+    const match = /^Bearer ([^\s]+)$/i.exec(authorization);
     if (!match) throw new ApiError('UNAUTHENTICATED', 'header Authorization: must be Bearer and a person JWT');
     const person = await personOfToken(match[1]!, org, store, reader);
     if (personId !== undefined) throw invalidField('body.person_id', 'is not allowed with a person JWT: the token names the person');

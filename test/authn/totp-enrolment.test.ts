@@ -57,6 +57,14 @@ for (const backend of backends()) {
       assert.equal((await totp(codeAt(secret, clock.at))).status, 200, 'the next code logs in');
     });
 
+    it('regression: an Authorization scheme written "bearer" was refused; RFC 7235 schemes ignore case', async () => {
+      clock.at = FROZEN;
+      const person = await loginPerson(t, org);
+      const jwt = await mintPersonToken(t, org, person.id);
+      const started = await t.call('POST', '/authn/totp/enrolment', { as: { 'service-orgid': org.orgId, authorization: `bearer ${jwt}` }, body: {} });
+      assert.equal(started.status, 201, JSON.stringify(started.body));
+    });
+
     it('an admin key enrols the person named by person_id, which it must name', async () => {
       clock.at = FROZEN;
       const person = await loginPerson(t, org);

@@ -254,6 +254,23 @@ describe('Gateway token-exchange plugin, end to end', () => {
     }
   });
 
+  /**
+   * A plugin pointed at the misbehaving token endpoint, answering as told; its actor is an SVID
+   * from the environment, so the exchange is the only call that can fail.
+   */
+  const misbehavingEndpoint = (answer: Parameters<typeof bad.set>, extra: Record<string, unknown> = {}) => {
+    bad.set(...answer);
+    return {
+      ...oauthClient(),
+      service_base_url: bad.url,
+      actor_mode: 'gate_svid',
+      actor_svid_source: 'env',
+      actor_svid_env_var: 'TEST_SVID',
+      oauth_client_id: undefined,
+      oauth_client_secret: undefined,
+      ...extra,
+    };
+  };
   const faults: [string, () => Promise<Record<string, unknown>>, () => Record<string, string>, number, string][] = [
     ['no subject token', async () => oauthClient(), () => ({}), 401, 'GATEWAY_SUBJECT_MISSING'],
     [
@@ -290,111 +307,38 @@ describe('Gateway token-exchange plugin, end to end', () => {
       502,
       'GATEWAY_ACTOR_REFUSED',
     ],
-    [
-      'a token endpoint answering 500',
-      async () => (
-        bad.set(500, '{"error":"server_error"}'),
-        {
-          ...oauthClient(),
-          service_base_url: bad.url,
-          actor_mode: 'gate_svid',
-          actor_svid_source: 'env',
-          actor_svid_env_var: 'TEST_SVID',
-          oauth_client_id: undefined,
-          oauth_client_secret: undefined,
-        }
-      ),
-      subjectOnly,
-      502,
-      'GATEWAY_TOKEN_ENDPOINT_FAILED',
-    ],
+    ['a token endpoint answering 500', async () => misbehavingEndpoint([500, '{"error":"server_error"}']), subjectOnly, 502, 'GATEWAY_TOKEN_ENDPOINT_FAILED'],
     [
       'a token endpoint refusing the request for another reason (400 invalid_scope)',
-      async () => (
-        bad.set(400, '{"error":"invalid_scope","error_description":"not within what the subject holds"}'),
-        {
-          ...oauthClient(),
-          service_base_url: bad.url,
-          actor_mode: 'gate_svid',
-          actor_svid_source: 'env',
-          actor_svid_env_var: 'TEST_SVID',
-          oauth_client_id: undefined,
-          oauth_client_secret: undefined,
-        }
-      ),
+      async () => misbehavingEndpoint([400, '{"error":"invalid_scope","error_description":"not within what the subject holds"}']),
       subjectOnly,
       502,
       'GATEWAY_TOKEN_ENDPOINT_REFUSED',
     ],
     [
       'malformed JSON from the token endpoint',
-      async () => (
-        bad.set(200, '{"access_token": '),
-        {
-          ...oauthClient(),
-          service_base_url: bad.url,
-          actor_mode: 'gate_svid',
-          actor_svid_source: 'env',
-          actor_svid_env_var: 'TEST_SVID',
-          oauth_client_id: undefined,
-          oauth_client_secret: undefined,
-        }
-      ),
+      async () => misbehavingEndpoint([200, '{"access_token": ']),
       subjectOnly,
       502,
       'GATEWAY_TOKEN_ENDPOINT_MALFORMED',
     ],
     [
       'a token answer without access_token',
-      async () => (
-        bad.set(200, '{"token_type":"Bearer"}'),
-        {
-          ...oauthClient(),
-          service_base_url: bad.url,
-          actor_mode: 'gate_svid',
-          actor_svid_source: 'env',
-          actor_svid_env_var: 'TEST_SVID',
-          oauth_client_id: undefined,
-          oauth_client_secret: undefined,
-        }
-      ),
+      async () => misbehavingEndpoint([200, '{"token_type":"Bearer"}']),
       subjectOnly,
       502,
       'GATEWAY_TOKEN_ENDPOINT_MALFORMED',
     ],
     [
       'a token answer larger than 64 KiB (read no further)',
-      async () => (
-        bad.set(200, `{"access_token":"${'a'.repeat(200_000)}"}`),
-        {
-          ...oauthClient(),
-          service_base_url: bad.url,
-          actor_mode: 'gate_svid',
-          actor_svid_source: 'env',
-          actor_svid_env_var: 'TEST_SVID',
-          oauth_client_id: undefined,
-          oauth_client_secret: undefined,
-        }
-      ),
+      async () => misbehavingEndpoint([200, `{"access_token":"${'a'.repeat(200_000)}"}`]),
       subjectOnly,
       502,
       'GATEWAY_TOKEN_ENDPOINT_MALFORMED',
     ],
     [
       'a token endpoint slower than upstream_request_timeout',
-      async () => (
-        bad.set(200, '{"access_token":"x"}', 1_000),
-        {
-          ...oauthClient(),
-          service_base_url: bad.url,
-          upstream_request_timeout: '200ms',
-          actor_mode: 'gate_svid',
-          actor_svid_source: 'env',
-          actor_svid_env_var: 'TEST_SVID',
-          oauth_client_id: undefined,
-          oauth_client_secret: undefined,
-        }
-      ),
+      async () => misbehavingEndpoint([200, '{"access_token":"x"}', 1_000], { upstream_request_timeout: '200ms' }),
       subjectOnly,
       502,
       'GATEWAY_TOKEN_ENDPOINT_TIMEOUT',

@@ -51,6 +51,23 @@ contractOnEveryBackend<WebAuthnChallengeStore & PersonStore & OrganizationStore>
     assert.equal((await store.spendWebAuthnChallenge(a.id, c.id, 'registration', 2_000))?.id, c.id);
   });
 
+  it('regression: a registration challenge was spent by a caller for another person; now it stays for its own person', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const owner = person(a.id);
+    const other = person(a.id);
+    await store.createPerson(owner);
+    await store.createPerson(other);
+    const c = challenge(a.id, owner.id, { purpose: 'registration' });
+    await store.createWebAuthnChallenge(c);
+    assert.equal(await store.spendWebAuthnChallenge(a.id, c.id, 'registration', 2_000, other.id), undefined, "another person's");
+    assert.deepEqual(await store.spendWebAuthnChallenge(a.id, c.id, 'registration', 2_000, owner.id), c, 'still there for its own person');
+    const unknownHandle = challenge(a.id, null);
+    await store.createWebAuthnChallenge(unknownHandle);
+    assert.equal(await store.spendWebAuthnChallenge(a.id, unknownHandle.id, 'login', 2_000, owner.id), undefined, 'no person is nobody in particular');
+    assert.equal((await store.spendWebAuthnChallenge(a.id, unknownHandle.id, 'login', 2_000))?.id, unknownHandle.id);
+  });
+
   it('is spent but not answered once expired', async () => {
     const { store } = t;
     const a = await storedOrg(store);

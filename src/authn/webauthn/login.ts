@@ -49,6 +49,8 @@ export async function finishLogin(
 ): Promise<PersonLogin> {
   const { store, now } = deps;
   const relyingParty = relyingPartyOf(org);
+  // Unlike registration's, this spend names no person: a login has no caller to check before its
+  // assertion, and the assertion is judged only after the spend, so that one of many uses is judged.
   const challenge = await store.spendWebAuthnChallenge(org.id, body.challenge_id, 'login', now());
   const personId = challenge?.personId ?? null;
   const audit = (outcome: AttemptOutcome, reason: string | null, credentialId: string | null = null) =>

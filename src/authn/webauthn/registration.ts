@@ -50,7 +50,7 @@ export interface RegistrationBody {
 /**
  * POST /authn/webauthn/registration/verify: spends the challenge, verifies the attestation and
  * stores the passkey as a public-key credential of the challenge's person (the same params an
- * import makes). A person token may finish only its own person's ceremony.
+ * import makes). A person token may finish only its own person's ceremony; an admin key any.
  */
 export async function finishRegistration(
   deps: WebAuthnDeps,
@@ -61,14 +61,14 @@ export async function finishRegistration(
 ): Promise<Credential> {
   const { store, now } = deps;
   const relyingParty = relyingPartyOf(org);
-  const challenge = await store.spendWebAuthnChallenge(org.id, body.challenge_id, 'registration', now());
+  // A person token may spend only its own person's challenge; the store leaves another person's
+  // in place and answers it as unknown, so a leaked challenge_id cannot burn someone's ceremony.
+  const ownPerson = caller.kind === 'person' ? caller.personId : undefined;
+  const challenge = await store.spendWebAuthnChallenge(org.id, body.challenge_id, 'registration', now(), ownPerson);
   if (!challenge || challenge.personId === null) {
     throw invalidField('body.challenge_id', 'names no registration challenge of this organisation that is unused and unexpired (they live 5 minutes)');
   }
   const personId = challenge.personId;
-  if (caller.kind === 'person' && caller.personId !== personId) {
-    throw new ApiError('FORBIDDEN', "body.challenge_id: the challenge is another person's registration");
-  }
   const verification = await verifyRegistration({
     response: body.response,
     expectedChallenge: challenge.challenge,

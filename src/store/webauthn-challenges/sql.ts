@@ -37,13 +37,14 @@ export function sqlWebAuthnChallengeStore(db: SqlDriver): WebAuthnChallengeStore
       );
     },
 
-    async spendWebAuthnChallenge(orgId, id, purpose, now): Promise<WebAuthnChallenge | undefined> {
-      // Deleted whether or not it has expired: an expired challenge is spent all the same.
-      const [row] = await db.all<ChallengeRow>('DELETE FROM webauthn_challenges WHERE org_id = $1 AND id = $2 AND purpose = $3 RETURNING *', [
-        orgId,
-        id,
-        purpose,
-      ]);
+    async spendWebAuthnChallenge(orgId, id, purpose, now, personId): Promise<WebAuthnChallenge | undefined> {
+      // Deleted whether or not it has expired: an expired challenge is spent all the same. The
+      // person is part of the condition, not checked afterwards, so a mismatch deletes nothing.
+      const where = 'org_id = $1 AND id = $2 AND purpose = $3';
+      const [row] =
+        personId === undefined
+          ? await db.all<ChallengeRow>(`DELETE FROM webauthn_challenges WHERE ${where} RETURNING *`, [orgId, id, purpose])
+          : await db.all<ChallengeRow>(`DELETE FROM webauthn_challenges WHERE ${where} AND person_id = $4 RETURNING *`, [orgId, id, purpose, personId]);
       if (!row) return undefined;
       const challenge = toChallenge(row);
       return challenge.expiresAt > now ? challenge : undefined;

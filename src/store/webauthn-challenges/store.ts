@@ -28,8 +28,10 @@ export interface WebAuthnChallengeStore {
    * Takes the challenge out in one conditional statement (DELETE … RETURNING): of concurrent
    * callers exactly one gets it. Returns undefined when it is not there (never issued, of another
    * organisation or purpose, already spent) or has expired by `now` (an expired one is removed too).
+   * With `personId`, only that person's challenge is taken: another person's is left unspent and
+   * answered as not there, so a caller entitled to one person cannot burn another's ceremony.
    */
-  spendWebAuthnChallenge(orgId: string, id: string, purpose: WebAuthnChallengePurpose, now: number): Promise<WebAuthnChallenge | undefined>;
+  spendWebAuthnChallenge(orgId: string, id: string, purpose: WebAuthnChallengePurpose, now: number, personId?: string): Promise<WebAuthnChallenge | undefined>;
   /** Removes challenges expired by `now` that nobody came back for; returns how many. */
   purgeExpiredWebAuthnChallenges(now: number): Promise<number>;
 }

@@ -80,6 +80,20 @@ for (const backend of backends()) {
       assert.ok(!JSON.stringify(events).includes('FGHJK') && !JSON.stringify(events).toLowerCase().includes('fghjk'), 'no code in the audit');
     });
 
+    it('regression: a recovery code spelt with a non-ASCII look-alike logged in; now it is a wrong code and the code stays unused', async () => {
+      clock.at = Date.UTC(2031, 0, 2);
+      const person = await enrolled(keyUriOf(FIRST!), ['ABCDE-FGHJK', 'MNPQR-STVWX']);
+      // U+017F LATIN SMALL LETTER LONG S upper-cases to S; U+00A0 is a no-break space.
+      for (const spelling of ['MNPQR-\u017fTVWX', 'MNPQR\u00a0STVWX', '\uff2d\uff2e\uff30\uff31\uff32-STVWX']) {
+        const answer = await person.totp(spelling);
+        assert.deepEqual([answer.status, answer.body], [401, GENERIC_401], JSON.stringify(spelling));
+      }
+      assert.equal((await person.totp('mnpqr stvwx')).status, 200, 'the code itself still logs in');
+      const events = await attemptEvents(t, org);
+      const reasons = events.filter((event) => event.person_id === person.id && event.outcome === 'failure').map((event) => event.reason);
+      assert.deepEqual(reasons, ['wrong_secret', 'wrong_secret', 'wrong_secret']);
+    });
+
     it('answers a wrong code, an unknown handle and a person without TOTP with the one generic 401', async () => {
       clock.at = FIRST!.unix_seconds * 1000;
       const person = await enrolled(keyUriOf(FIRST!));

@@ -12,19 +12,26 @@ export const RECOVERY_CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTVWXYZ';
 const GROUP_LENGTH = 5;
 const GROUPS = 2;
 
+/** Printable ASCII only: every code issued or imported is, so nothing else can be one of them. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /**
- * The form in which a code is hashed and compared: spaces and hyphens removed, letters
+ * The form in which a code is hashed and compared: spaces and hyphens removed, ASCII letters
  * upper-cased, so `abcde fghjk` matches `ABCDE-FGHJK`. Imported codes are normalised the same way.
+ * Undefined for a code with any other character than printable ASCII: Unicode's upper-casing
+ * (`ſ` to `S`) and white space (a no-break space), or NFKC (fullwidth digits), would let
+ * look-alikes match, so no Unicode rule is applied, and only `[ -]` is ever removed.
  */
-export function normaliseRecoveryCode(code: string): string {
-  return code.replace(/[\s-]+/g, '').toUpperCase();
+export function normaliseRecoveryCode(code: string): string | undefined {
+  if (!PRINTABLE_ASCII.test(code)) return undefined;
+  return code.replace(/[ -]+/g, '').replace(/[a-z]/g, (letter) => letter.toUpperCase());
 }
 
 /** The rule an imported code breaks, or undefined. */
 export function recoveryCodeProblem(code: string): string | undefined {
   if (code.length > MAX_RECOVERY_CODE_LENGTH) return `must be at most ${MAX_RECOVERY_CODE_LENGTH} characters`;
   if (!/^[\x21-\x7e]+(?:[ -][\x21-\x7e]+)*$/.test(code)) return 'must be printable ASCII, single spaces or hyphens between groups';
-  if (normaliseRecoveryCode(code).length < MIN_RECOVERY_CODE_LENGTH)
+  if ((normaliseRecoveryCode(code) ?? '').length < MIN_RECOVERY_CODE_LENGTH)
     return `must have at least ${MIN_RECOVERY_CODE_LENGTH} characters besides spaces and hyphens`;
   return undefined;
 }
@@ -53,8 +60,10 @@ export interface RecoveryCodeMatch {
  */
 export function matchRecoveryCode(code: string, stored: PreparedCredential, context: CredentialTypeContext): RecoveryCodeMatch | undefined {
   const { secret } = readStoredTotp(stored);
-  if (code.length > MAX_RECOVERY_CODE_LENGTH) return undefined;
-  const candidate = Buffer.from(context.hashCode(normaliseRecoveryCode(code)));
+  const normalised = code.length > MAX_RECOVERY_CODE_LENGTH ? undefined : normaliseRecoveryCode(code);
+  // A code no issued one can be is a wrong code like any other: the caller answers it the same.
+  if (normalised === undefined) return undefined;
+  const candidate = Buffer.from(context.hashCode(normalised));
   let match: RecoveryCodeMatch | undefined;
   secret.recovery_code_hashes.forEach((hash, index) => {
     const storedHash = Buffer.from(hash);

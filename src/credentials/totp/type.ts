@@ -57,7 +57,8 @@ function hashRecoveryCodes(codes: string[], context: CredentialTypeContext): str
   return codes.map((code, index) => {
     const problem = recoveryCodeProblem(code);
     if (problem) throw invalidField(`${CODES_FIELD}[${index}]`, problem);
-    const normalised = normaliseRecoveryCode(code);
+    // recoveryCodeProblem has refused all but printable ASCII, which always normalises.
+    const normalised = normaliseRecoveryCode(code)!;
     const earlier = seen.get(normalised);
     if (earlier !== undefined) throw invalidField(`${CODES_FIELD}[${index}]`, `must differ from code ${earlier} (compared without spaces, hyphens or case)`);
     seen.set(normalised, index);

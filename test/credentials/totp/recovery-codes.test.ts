@@ -33,6 +33,26 @@ describe('Recovery codes: matching', () => {
     }
   });
 
+  it('regression: non-ASCII spellings matched (Unicode spaces stripped, long s upper-cased to S); now any non-ASCII character matches nothing', async () => {
+    const credential = await stored();
+    const lookAlikes = [
+      'mnpqr \u017ftvwx', // U+017F LATIN SMALL LETTER LONG S: toUpperCase() gives S
+      'MNPQR\u00a0STVWX', // U+00A0 NO-BREAK SPACE: \s stripped it
+      'ABCDE\u3000FGHJK', // U+3000 IDEOGRAPHIC SPACE
+      'ABCDE\u2010FGHJK', // U+2010 HYPHEN
+      '\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18', // fullwidth 12345678: NFKC would fold them
+      '12345678\u200b', // a zero-width space after a right code
+    ];
+    for (const typed of lookAlikes) assert.equal(matchRecoveryCode(typed, credential, context), undefined, JSON.stringify(typed));
+  });
+
+  it('regression: any whitespace was stripped; now only spaces and hyphens are, so other ASCII separators match nothing', async () => {
+    const credential = await stored();
+    for (const typed of ['1234\t5678', '1234\n5678', '1234_5678', '1234.5678']) {
+      assert.equal(matchRecoveryCode(typed, credential, context), undefined, JSON.stringify(typed));
+    }
+  });
+
   it('finds a code no more once it is removed, and the unused count goes down', async () => {
     const credential = await stored();
     const match = matchRecoveryCode('12345678', credential, context)!;

@@ -8,7 +8,8 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
  * what navigator.credentials.create()/get() return after toJSON().
  *
  * Bad variants are per-call options: `origin` and `rpId` other than the verifier expects, an old
- * `challenge` (a replay), `signCount` below the last one (a clone), `tamperSignature`.
+ * `challenge` (a replay), `signCount` below the last one (a clone), `tamperSignature`, a
+ * `userHandle` other than the credential's.
  */
 
 export type SoftwareAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
@@ -22,6 +23,12 @@ export interface SoftwareAuthenticatorOptions {
   counts?: boolean;
   /** RSA modulus size (default 2048); smaller ones show what a verifier refuses. */
   rsaBits?: number;
+  /**
+   * The user handle assertions carry, base64url: by default a random one, as a passkey registered
+   * by another system (an import) has; null: none, as a non-discoverable credential answers.
+   * register() replaces it with the options' user.id when given one.
+   */
+  userHandle?: string | null;
 }
 
 export interface CeremonyOptions {
@@ -32,6 +39,11 @@ export interface CeremonyOptions {
   userVerified?: boolean;
 }
 
+export interface RegistrationOptions extends CeremonyOptions {
+  /** The options' user.id (base64url): kept as the credential's user handle, as an authenticator does. */
+  userId?: string;
+}
+
 export interface AssertionOptions extends CeremonyOptions {
   /** Report this counter instead of the next one (e.g. a lower one, as a clone would). */
   signCount?: number;
@@ -39,6 +51,8 @@ export interface AssertionOptions extends CeremonyOptions {
   tamperSignature?: boolean;
   /** clientDataJSON.type (default webauthn.get). */
   type?: string;
+  /** Send this user handle instead of the credential's (null: send none). It is outside the signature. */
+  userHandle?: string | null;
 }
 
 /** A fixed, recognisable AAGUID, so tests can see it carried through. */
@@ -54,7 +68,7 @@ export class SoftwareAuthenticator {
   /** base64url, as browsers send `id`. */
   readonly credentialId: string;
   readonly cosePublicKey: Uint8Array;
-  readonly userHandle: string;
+  #userHandle: string | null;
   #privateKey: KeyObject;
   #signCount: number;
   #counts: boolean;
@@ -63,7 +77,7 @@ export class SoftwareAuthenticator {
     this.algorithm = options.algorithm ?? 'ES256';
     this.aaguid = options.aaguid ?? SOFTWARE_AAGUID;
     this.credentialId = randomBytes(32).toString('base64url');
-    this.userHandle = randomBytes(16).toString('base64url');
+    this.#userHandle = options.userHandle === undefined ? randomBytes(16).toString('base64url') : options.userHandle;
     this.#signCount = options.signCount ?? 0;
     this.#counts = options.counts ?? true;
     const { privateKey, publicKey } = generateKeys(this.algorithm, options.rsaBits ?? 2048);
@@ -71,12 +85,18 @@ export class SoftwareAuthenticator {
     this.cosePublicKey = coseKey(this.algorithm, publicKey);
   }
 
+  /** The user handle its assertions carry (base64url), or null for none. */
+  get userHandle(): string | null {
+    return this.#userHandle;
+  }
+
   get signCount(): number {
     return this.#counts ? this.#signCount : 0;
   }
 
   /** navigator.credentials.create() with attestation "none" (W3C WebAuthn §8.7). */
-  register(options: CeremonyOptions): RegistrationResponseJSON {
+  register(options: RegistrationOptions): RegistrationResponseJSON {
+    if (options.userId !== undefined) this.#userHandle = options.userId;
     const credentialId = Buffer.from(this.credentialId, 'base64url');
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(credentialId.length);
@@ -112,6 +132,7 @@ export class SoftwareAuthenticator {
     const signed = Buffer.concat([authData, createHash('sha256').update(clientDataJSON).digest()]);
     const signature = signWith(this.algorithm, this.#privateKey, signed);
     if (options.tamperSignature) signature[signature.length - 1]! ^= 0x01;
+    const userHandle = options.userHandle === undefined ? this.#userHandle : options.userHandle;
     return {
       id: this.credentialId,
       rawId: this.credentialId,
@@ -120,7 +141,7 @@ export class SoftwareAuthenticator {
         clientDataJSON: clientDataJSON.toString('base64url'),
         authenticatorData: authData.toString('base64url'),
         signature: signature.toString('base64url'),
-        userHandle: this.userHandle,
+        ...(userHandle === null ? {} : { userHandle }),
       },
       clientExtensionResults: {},
       authenticatorAttachment: 'platform',

@@ -1,6 +1,7 @@
 import { readStoredPublicKeyParams, verifyAssertion } from '../../credentials/public-key/index.ts';
 import type { Credential, CredentialStore } from '../../store/credentials/store.ts';
 import type { RelyingParty } from './relying-party.ts';
+import { userHandleMatches } from './user-handle.ts';
 
 export type AssertionOutcome =
   | { kind: 'success'; credentialId: string; cloneWarning: boolean }
@@ -22,7 +23,8 @@ export interface AssertionInput {
 const MAX_COUNTER_RACES = 5;
 
 /**
- * Verifies the assertion against the person's passkey it names and stores what it teaches: the
+ * Verifies the assertion against the person's passkey it names (and the user handle it carries,
+ * if any, against the one the passkey was registered with) and stores what it teaches: the
  * new signature counter and, when the counter did not increase, clone_warning (kept once set,
  * so an administrator sees it). The write is a compare-and-set on the credential's version; a
  * login that lost the race is verified again against the counter the winner stored, so two
@@ -34,6 +36,7 @@ export async function checkAssertion(store: CredentialStore, input: AssertionInp
     const credentials = await store.listCredentialsOfType(input.orgId, input.personId, 'public-key');
     const credential = credentials.find((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id === responseId);
     if (!credential) return { kind: 'failure', reason: 'no_such_credential', credentialId: null };
+    if (!userHandleMatches(credential.params, input.response)) return { kind: 'failure', reason: 'user_handle_mismatch', credentialId: credential.id };
     const params = readStoredPublicKeyParams(credential.params);
     const verification = await verifyAssertion({
       response: input.response,

@@ -8,6 +8,7 @@ import { keepChallenge } from './challenges.ts';
 import type { WebAuthnDeps } from './deps.ts';
 import type { RegistrationCaller } from './registration-caller.ts';
 import { relyingPartyOf } from './relying-party.ts';
+import { withUserHandle } from './user-handle.ts';
 
 function personNotFound(): ApiError {
   return new ApiError('NOT_FOUND', 'body.person_id: no person of this organisation has this id');
@@ -92,7 +93,8 @@ export async function finishRegistration(
     personId,
     type: 'public-key',
     label: body.label ?? null,
-    prepared: { params: { ...verification.params }, secret: null },
+    // The handle the options' user.id gave the authenticator, so that a login can compare it.
+    prepared: { params: withUserHandle({ ...verification.params }, personId), secret: null },
     audit: { via: 'webauthn_registration', api_key_id: caller.kind === 'admin_key' ? caller.keyId : null },
     at: now(),
   });

@@ -6,7 +6,7 @@ import { startFrozenService, type TestClock } from '../../helpers/frozen-service
 import { claims, EXCHANGE, JWT_TYPE, registerClient, token } from '../../helpers/oauth.ts';
 import { errorCodes, type TestOrg, type TestService } from '../../helpers/service.ts';
 import { SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
-import { asBrowser, configurePasskeys, importParams, loginOptions, ORIGIN, passkeyLogin, RP_ID, storedAuthenticator } from './passkeys.ts';
+import { asBrowser, configurePasskeys, importParams, loginOptions, ORIGIN, passkeyLogin, RP_ID, registerPasskey, storedAuthenticator } from './passkeys.ts';
 
 const GENERIC_401 = 'authentication: the handle and the secret do not match';
 
@@ -90,6 +90,44 @@ for (const backend of backends()) {
       const a = await personWithPasskey();
       const b = await personWithPasskey();
       expectGeneric401(await passkeyLogin(t, org, a.person.email, b.authenticator));
+    });
+
+    it("regression: a registered passkey's assertion naming another user handle logged in; now it is the generic 401", async () => {
+      const own = await t.org();
+      await configurePasskeys(t, own);
+      const person = await loginPerson(t, own);
+      const other = await loginPerson(t, own);
+      const authenticator = new SoftwareAuthenticator();
+      await registerPasskey(t, own, person.id, authenticator);
+      expectGeneric401(await passkeyLogin(t, own, person.email, authenticator, { userHandle: Buffer.from(other.id).toString('base64url') }));
+      expectGeneric401(await passkeyLogin(t, own, person.email, authenticator, { userHandle: 'c29tZW9uZSBlbHNl' }));
+      const events = await attemptEvents(t, own);
+      assert.deepEqual(
+        events.map((e) => [e.person_id, e.outcome, e.reason]),
+        [
+          [person.id, 'failure', 'user_handle_mismatch'],
+          [person.id, 'failure', 'user_handle_mismatch'],
+        ],
+      );
+      assert.equal((await storedAuthenticator(t, own, person.id)).sign_count, 0, 'nothing of the refused assertions was stored');
+    });
+
+    it("logs in with a registered passkey whose assertion carries its person's user handle, or none", async () => {
+      const person = await loginPerson(t, org);
+      const authenticator = new SoftwareAuthenticator();
+      await registerPasskey(t, org, person.id, authenticator);
+      assert.equal(authenticator.userHandle, Buffer.from(person.id).toString('base64url'), 'the options named the person');
+      const named = await passkeyLogin(t, org, person.email, authenticator);
+      assert.equal(named.status, 200, JSON.stringify(named.body));
+      const without = await passkeyLogin(t, org, person.email, authenticator, { userHandle: null });
+      assert.equal(without.status, 200, JSON.stringify(without.body));
+    });
+
+    it('logs in with an imported passkey whatever user handle it carries: the one it was registered with elsewhere is not known here', async () => {
+      const { person, authenticator } = await personWithPasskey();
+      assert.notEqual(authenticator.userHandle, Buffer.from(person.id).toString('base64url'));
+      assert.equal((await passkeyLogin(t, org, person.email, authenticator)).status, 200);
+      assert.equal((await passkeyLogin(t, org, person.email, authenticator, { userHandle: null })).status, 200);
     });
 
     it('refuses the second use of a challenge (a replay) with 401', async () => {

@@ -33,7 +33,7 @@ for (const backend of backends()) {
       const started = await t.call('POST', OPTIONS, { as, body: optionsBody });
       assert.equal(started.status, 200, JSON.stringify(started.body));
       const { challenge_id, options } = started.body.result;
-      const response = authenticator.register({ challenge: options.challenge, rpId: options.rp.id, origin });
+      const response = authenticator.register({ challenge: options.challenge, rpId: options.rp.id, origin, userId: options.user.id });
       return t.call('POST', VERIFY, { as, body: { challenge_id, response, label: 'Laptop' } });
     }
 

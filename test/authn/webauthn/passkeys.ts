@@ -27,7 +27,7 @@ export async function passkeyLogin(
   org: TestOrg,
   email: string,
   authenticator: SoftwareAuthenticator,
-  variant: { origin?: string; rpId?: string; signCount?: number } = {},
+  variant: { origin?: string; rpId?: string; signCount?: number; userHandle?: string | null } = {},
 ): Promise<Response> {
   const { challenge_id, options } = await loginOptions(t, org, email);
   const response = authenticator.assert({
@@ -35,8 +35,19 @@ export async function passkeyLogin(
     rpId: variant.rpId ?? options.rpId,
     origin: variant.origin ?? ORIGIN,
     signCount: variant.signCount,
+    userHandle: variant.userHandle,
   });
   return asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response });
+}
+
+/** Registers the authenticator for the person with an admin key, as a browser would: it keeps the options' user.id. */
+export async function registerPasskey(t: TestService, org: TestOrg, personId: string, authenticator: SoftwareAuthenticator): Promise<void> {
+  const started = await t.call('POST', '/authn/webauthn/registration/options', { as: org, body: { person_id: personId } });
+  if (started.status !== 200) throw new Error(`registration options failed: ${JSON.stringify(started.body)}`);
+  const { challenge_id, options } = started.body.result;
+  const response = authenticator.register({ challenge: options.challenge, rpId: options.rp.id, origin: ORIGIN, userId: options.user.id });
+  const finished = await t.call('POST', '/authn/webauthn/registration/verify', { as: org, body: { challenge_id, response } });
+  if (finished.status !== 201) throw new Error(`registration failed: ${JSON.stringify(finished.body)}`);
 }
 
 /** The software authenticator's credential as an import from another system carries it. */

@@ -16,15 +16,18 @@ export interface AuthnRouteOptions {
   reader: TokenReader;
   context: CredentialTypeContext;
   now: () => number;
-  /** Bounds concurrent password-hash work; by default one slot per core. */
+  /** Where password-hash work runs; by default a pool of one hash thread per core, closed with the app. */
   pool?: HashWorkPool;
   policy?: PasswordHashPolicy;
 }
 
 /** The authentication challenges (POST /authn/…): one plugin, so app.ts registers it in one line. */
-export function authnRoutes({ store, issuer, reader, context, now, pool = new HashWorkPool(), policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
+export function authnRoutes({ store, issuer, reader, context, now, pool: given, policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
   const flow = new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now });
   return async (app) => {
+    const pool = given ?? new HashWorkPool();
+    // Its threads end with the app; a pool passed in belongs to whoever made it.
+    if (!given) app.addHook('onClose', () => pool.close());
     await app.register(enrolmentRoutes(store, reader, { store, context, now }));
     await app.register(loginRoutes({ store, flow, pool, context, now, ...(policy ? { policy } : {}) }));
   };

@@ -8,7 +8,7 @@ import { HashWorkPool } from '../../src/credentials/password/index.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { TokenIssuer } from '../../src/oauth/tokens/issuer.ts';
-import { importCredential, loginPerson, policyHash } from '../helpers/authn.ts';
+import { importCredential, loginPerson, policyHash, slowHashJob } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
 
@@ -37,10 +37,9 @@ for (const backend of backends()) {
         hashCode: credentialTypeContext(TEST_SECRET).hashCode,
         now: Date.now,
       });
-      // One slot, no queue, and the slot held: the next verification is refused at once.
+      // One slot, no queue, and the slot held by a hash of a second or so: the next verification is refused at once.
       const pool = new HashWorkPool({ concurrency: 1, maxQueued: 0, retryAfterSeconds: 2 });
-      let release = () => {};
-      const held = pool.run(() => new Promise<void>((resolve) => (release = resolve)));
+      const held = pool.run(slowHashJob());
       const organization = await store.getOrganization(org.orgId);
       assert.ok(organization);
       const method = passwordMethod('secret words', { store, pool, now: Date.now });
@@ -50,7 +49,6 @@ for (const backend of backends()) {
         return true;
       });
       assert.equal((await store.getAuthnAttempts(org.orgId, person.id))?.failures ?? 0, 0, 'the attempt is not counted');
-      release();
       await held;
       const login = await flow.login(organization, { type: 'email_address', value: person.email }, method);
       assert.equal(login.person_id, person.id);

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { passwordMethod } from '../../src/authn/password-method.ts';
+import type { HashJob } from '../../src/credentials/password/hash-job.ts';
 import { HashWorkPool, hashPassword, OWASP_ARGON2ID_POLICY } from '../../src/credentials/password/index.ts';
 import type { Credential } from '../../src/store/credentials/store.ts';
 
 /** A real pool that also counts the hash jobs it ran: the work a failed login costs. */
 class CountingPool extends HashWorkPool {
   jobs = 0;
-  override run<T>(work: () => Promise<T>): Promise<T> {
+  override run(job: HashJob): Promise<Uint8Array> {
     this.jobs++;
-    return super.run(work);
+    return super.run(job);
   }
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { HashJob } from '../../src/credentials/password/hash-job.ts';
 import { HashWorkPool, hashPassword } from '../../src/credentials/password/index.ts';
 import { encodeBase32 } from '../../src/credentials/totp/index.ts';
 import { createPerson } from './oauth.ts';
@@ -22,9 +23,22 @@ export async function importCredential(t: TestService, org: TestOrg, personId: s
   return response.body.result.id;
 }
 
+/** The helpers' own hash threads, shared by a test file's calls. */
+const helperPool = new HashWorkPool({ concurrency: 1 });
+
 /** An argon2id hash at the OWASP policy: one that needs no upgrade. */
 export function policyHash(password: string): Promise<string> {
-  return hashPassword(password, new HashWorkPool({ concurrency: 1 }));
+  return hashPassword(password, helperPool);
+}
+
+/** Hash work of about a second on this machine, to hold a pool's slot while a test looks at the queue. */
+export function slowHashJob(): Extract<HashJob, { kind: 'argon2' }> {
+  return {
+    kind: 'argon2',
+    type: 'argon2id',
+    version: 0x13,
+    inputs: { message: Buffer.from('hold'), nonce: Buffer.alloc(16), memory: 65536, passes: 10, parallelism: 1, tagLength: 32 },
+  };
 }
 
 /** A login call as a person makes it: Service-OrgID only, no API key. */

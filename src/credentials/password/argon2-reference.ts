@@ -1,6 +1,5 @@
 import { BLOCK_WORDS, fillBlock } from './argon2-block.ts';
 import { blake2b } from './blake2b.ts';
-import { runHashWorker } from './run-hash-worker.ts';
 
 export interface Argon2Inputs {
   message: Uint8Array;
@@ -16,14 +15,6 @@ export interface Argon2Inputs {
 const TYPE_CODES = { argon2d: 0, argon2i: 1, argon2id: 2 } as const;
 export type Argon2Type = keyof typeof TYPE_CODES;
 const SYNC_POINTS = 4;
-
-/**
- * Argon2 in a worker thread, for the versions OpenSSL lacks: Node's crypto.argon2 computes
- * only 1.3, and PHC strings without `v=` are 1.0. Slower than OpenSSL, but off the event loop.
- */
-export async function argon2Reference(type: Argon2Type, version: 0x10 | 0x13, inputs: Argon2Inputs): Promise<Buffer> {
-  return Buffer.from(await runHashWorker({ kind: 'argon2', type, version, inputs }));
-}
 
 const le32 = (n: number) => {
   const bytes = new Uint8Array(4);
@@ -50,7 +41,9 @@ function hashPrime(input: Uint8Array, length: number): Uint8Array {
 
 /**
  * A transcription of the argon2 reference implementation (RFC 9106 §3, with 1.0's difference:
- * later passes overwrite blocks instead of XOR-ing into them). Runs on the calling thread.
+ * later passes overwrite blocks instead of XOR-ing into them), for the version OpenSSL lacks:
+ * crypto.argon2 computes only 1.3, and PHC strings without `v=` are 1.0. Runs on the calling
+ * thread, so only on a hash thread (hash-job.ts).
  */
 export function argon2Compute(type: Argon2Type, version: 0x10 | 0x13, inputs: Argon2Inputs): Uint8Array {
   const { parallelism: lanes, passes, tagLength } = inputs;

@@ -1,11 +1,31 @@
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { type Argon2Inputs, type Argon2Type, argon2Compute } from './argon2-reference.ts';
-import { cryptBlowfish, type KeySetupMode } from './crypt-blowfish.ts';
+import { computeHashJob, type HashJob } from './hash-job.ts';
 
-/** The hash computations done in JavaScript, each in a worker of its own (run-hash-worker.ts). */
-export type HashWorkerJob =
-  | { kind: 'crypt-blowfish'; password: Uint8Array; salt: Uint8Array; cost: number; mode: KeySetupMode }
-  | { kind: 'argon2'; type: Argon2Type; version: 0x10 | 0x13; inputs: Argon2Inputs };
+export interface HashWorkerData {
+  /** The nice value this thread asks for (hash-threads.ts says why). */
+  nice: number;
+}
 
-const job = workerData as HashWorkerJob;
-parentPort!.postMessage(job.kind === 'argon2' ? argon2Compute(job.type, job.version, job.inputs) : cryptBlowfish(job.password, job.salt, job.cost, job.mode));
+/** A thread runs one job at a time, so a reply answers the job its thread was last sent. */
+export type HashReply = { digest: Uint8Array } | { error: string };
+
+// On Linux the nice value belongs to the thread (setpriority(2), "Bugs"), so this lowers only
+// this hash thread. Elsewhere it would lower the whole process, the event loop included.
+if (process.platform === 'linux') {
+  try {
+    setPriority((workerData as HashWorkerData).nice);
+  } catch {
+    // Refused (a seccomp profile, say): hashing still works, at normal priority.
+  }
+}
+
+parentPort!.on('message', (job: HashJob) => {
+  let reply: HashReply;
+  try {
+    reply = { digest: computeHashJob(job) };
+  } catch (error) {
+    reply = { error: error instanceof Error ? error.message : String(error) };
+  }
+  parentPort!.postMessage(reply);
+});

@@ -1,12 +1,9 @@
-import { argon2, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import { COST_CEILINGS } from './cost-ceilings.ts';
 import type { HashWorkPool } from './hash-work-pool.ts';
 import { parsePasswordHash } from './parse-password-hash.ts';
 import type { PasswordHash } from './password-hash.ts';
 import { encodePhcBase64 } from './phc-base64.ts';
-
-const argon2Async = promisify(argon2);
 
 /** The organisation's password hashing policy: argon2id 1.3 with at least these costs. */
 export interface PasswordHashPolicy {
@@ -51,16 +48,19 @@ export function checkPolicy(policy: PasswordHashPolicy): void {
 export async function hashPassword(password: string | Uint8Array, pool: HashWorkPool, policy: PasswordHashPolicy = OWASP_ARGON2ID_POLICY): Promise<string> {
   checkPolicy(policy);
   const salt = randomBytes(POLICY_SALT_BYTES);
-  const tag = await pool.run(() =>
-    argon2Async('argon2id', {
+  const tag = await pool.run({
+    kind: 'argon2',
+    type: 'argon2id',
+    version: 0x13,
+    inputs: {
       message: typeof password === 'string' ? Buffer.from(password, 'utf8') : password,
       nonce: salt,
       parallelism: policy.parallelism,
       tagLength: POLICY_HASH_BYTES,
       memory: policy.memoryKiB,
       passes: policy.passes,
-    }),
-  );
+    },
+  });
   const costs = `m=${policy.memoryKiB},t=${policy.passes},p=${policy.parallelism}`;
   return `$argon2id$v=19$${costs}$${encodePhcBase64(salt)}$${encodePhcBase64(tag)}`;
 }

@@ -1,11 +1,16 @@
-import { pbkdf2, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { timingSafeEqual } from 'node:crypto';
+import type { HashWorkPool } from './hash-work-pool.ts';
 import type { Pbkdf2Hash } from './password-hash.ts';
 
-const pbkdf2Async = promisify(pbkdf2);
-
-/** crypto.pbkdf2 runs on libuv's thread pool; the comparison takes the same time for any tag. */
-export async function verifyPbkdf2(hash: Pbkdf2Hash, password: Uint8Array): Promise<boolean> {
-  const derived = await pbkdf2Async(password, hash.salt, hash.iterations, hash.keyLength, hash.version);
+/** crypto.pbkdf2 on a hash thread; the comparison takes the same time for any tag. */
+export async function verifyPbkdf2(hash: Pbkdf2Hash, password: Uint8Array, pool: HashWorkPool): Promise<boolean> {
+  const derived = await pool.run({
+    kind: 'pbkdf2',
+    digest: hash.version,
+    password,
+    salt: hash.salt,
+    iterations: hash.iterations,
+    keyLength: hash.keyLength,
+  });
   return timingSafeEqual(derived, hash.hash);
 }

@@ -1,9 +1,6 @@
-import { argon2 } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { HashWorkPool } from './hash-work-pool.ts';
 import { OWASP_ARGON2ID_POLICY, type PasswordHashPolicy } from './rehash-policy.ts';
 
-const argon2Async = promisify(argon2);
 const FIXED_SALT = Buffer.from('tessera-no-credential');
 
 /**
@@ -16,15 +13,18 @@ export async function verifyWithoutCredential(
   pool: HashWorkPool,
   policy: PasswordHashPolicy = OWASP_ARGON2ID_POLICY,
 ): Promise<false> {
-  await pool.run(() =>
-    argon2Async('argon2id', {
+  await pool.run({
+    kind: 'argon2',
+    type: 'argon2id',
+    version: 0x13,
+    inputs: {
       message: typeof password === 'string' ? Buffer.from(password, 'utf8') : password,
       nonce: FIXED_SALT,
       parallelism: policy.parallelism,
       tagLength: 32,
       memory: policy.memoryKiB,
       passes: policy.passes,
-    }),
-  );
+    },
+  });
   return false;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { argon2Sync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { argon2Compute, argon2Reference } from '../../../src/credentials/password/argon2-reference.ts';
+import { argon2Compute } from '../../../src/credentials/password/argon2-reference.ts';
 import { readFixture } from './fixtures.ts';
 
 interface Rfc9106 {
@@ -38,9 +38,9 @@ describe('The Argon2 computations verification relies on, against RFC 9106 §5',
     });
   }
 
-  it('the transcription agrees with crypto.argon2 on 1.3 at OWASP memory, and runs in a worker', async () => {
+  it('the transcription agrees with crypto.argon2 on 1.3 at OWASP memory', () => {
     const owasp = { message: Buffer.from('pässwörd'), nonce: Buffer.alloc(16, 9), memory: 19456, passes: 2, parallelism: 1, tagLength: 32 };
-    assert.deepEqual(await argon2Reference('argon2id', 0x13, owasp), argon2Sync('argon2id', owasp));
+    assert.deepEqual(Buffer.from(argon2Compute('argon2id', 0x13, owasp)), argon2Sync('argon2id', owasp));
   });
 
   it('computes 1.0 as its own version, not as 1.3 (the argon2 CLI vectors check its value)', () => {

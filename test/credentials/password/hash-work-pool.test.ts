@@ -1,81 +1,82 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
-import { HashWorkPool } from '../../../src/credentials/password/hash-work-pool.ts';
+import { DEFAULT_HASH_THREAD_NICE, HashWorkPool } from '../../../src/credentials/password/hash-work-pool.ts';
 import { ApiError } from '../../../src/errors/api-error.ts';
-import { apiErrorStatus } from '../../../src/errors/catalogue.ts';
+import { slowHashJob } from '../../helpers/authn.ts';
 
-/** A job that finishes when the test says so. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, job: async () => opened };
+const pbkdf2Job = (password: string) =>
+  ({ kind: 'pbkdf2', digest: 'sha256', password: Buffer.from(password), salt: Buffer.from('salt'), iterations: 1000, keyLength: 32 }) as const;
+
+/** The nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNiceValues(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
 }
 
 describe('HashWorkPool', () => {
-  it('runs at most `concurrency` jobs at once and starts queued ones in order as slots free', async () => {
-    const pool = new HashWorkPool({ concurrency: 2, maxQueued: 5 });
-    const gates = Array.from({ length: 5 }, gate);
-    const started: number[] = [];
-    const runs = gates.map((g, i) =>
-      pool.run(async () => {
-        started.push(i);
-        await g.job();
-        return i;
-      }),
-    );
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(started, [0, 1]);
-    assert.equal(pool.running, 2);
-    assert.equal(pool.queued, 3);
-    gates[1]!.open();
-    await runs[1];
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(started, [0, 1, 2]);
-    for (const g of gates) g.open();
-    assert.deepEqual(await Promise.all(runs), [0, 1, 2, 3, 4]);
-    assert.equal(pool.running, 0);
-    assert.equal(pool.queued, 0);
+  it('computes each job on a hash thread: pbkdf2 gives what crypto.pbkdf2 gives', async () => {
+    const pool = new HashWorkPool({ concurrency: 1 });
+    const { pbkdf2Sync } = await import('node:crypto');
+    assert.deepEqual(Buffer.from(await pool.run(pbkdf2Job('pw'))), pbkdf2Sync('pw', 'salt', 1000, 32, 'sha256'));
+    await pool.close();
   });
 
-  it('refuses at once when the queue is full: 503 PASSWORD_CHECKS_BUSY with Retry-After', async () => {
+  it('refuses at once when the queue is full: 503 PASSWORD_CHECKS_BUSY with Retry-After, and accepts again after', async () => {
     const pool = new HashWorkPool({ concurrency: 1, maxQueued: 1, retryAfterSeconds: 2 });
-    const g = gate();
-    const running = pool.run(g.job);
-    const queued = pool.run(async () => 'queued');
-    await assert.rejects(
-      pool.run(async () => 'refused'),
-      (error: unknown) => {
-        assert.ok(error instanceof ApiError);
-        assert.equal(error.code, 'PASSWORD_CHECKS_BUSY');
-        assert.equal(error.status, 503);
-        assert.equal(apiErrorStatus.PASSWORD_CHECKS_BUSY, 503);
-        assert.deepEqual(error.headers, { 'Retry-After': '2' });
-        return true;
-      },
-    );
-    g.open();
-    await running;
-    assert.equal(await queued, 'queued');
-    assert.equal(await pool.run(async () => 'after'), 'after', 'accepts again once there is room');
+    const running = pool.run(slowHashJob());
+    const queued = pool.run(pbkdf2Job('queued'));
+    await assert.rejects(pool.run(pbkdf2Job('refused')), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.deepEqual([error.code, error.status, error.headers], ['PASSWORD_CHECKS_BUSY', 503, { 'Retry-After': '2' }]);
+      return true;
+    });
+    await Promise.all([running, queued]);
+    assert.equal((await pool.run(pbkdf2Job('after'))).length, 32);
+    await pool.close();
   });
 
-  it('frees the slot when a job fails', async () => {
-    const pool = new HashWorkPool({ concurrency: 1, maxQueued: 0 });
-    await assert.rejects(
-      pool.run(async () => {
-        throw new Error('hash failed');
-      }),
-      /hash failed/,
-    );
-    assert.equal(await pool.run(async () => 1), 1);
+  it('a job that fails on its thread rejects with the reason, and the thread serves the next job', async () => {
+    const pool = new HashWorkPool({ concurrency: 1 });
+    const bad = { ...slowHashJob(), inputs: { ...slowHashJob().inputs, memory: 1 } };
+    await assert.rejects(pool.run(bad), /password hash failed/);
+    assert.equal((await pool.run(pbkdf2Job('next'))).length, 32);
+    assert.equal(pool.threads, 1);
+    await pool.close();
   });
 
-  it('defaults to the available cores and a queue of 16 per slot, and refuses nonsense sizes', async () => {
-    const { availableParallelism } = await import('node:os');
+  it('runs its threads at a lower priority (nice 10) on Linux, and close() ends them', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
+    const before = threadNiceValues().filter((nice) => nice === DEFAULT_HASH_THREAD_NICE).length;
+    const pool = new HashWorkPool({ concurrency: 2 });
+    await Promise.all([pool.run(pbkdf2Job('a')), pool.run(pbkdf2Job('b'))]);
+    assert.equal(pool.threads, 2);
+    assert.equal(threadNiceValues().filter((nice) => nice === DEFAULT_HASH_THREAD_NICE).length, before + 2);
+    await pool.close();
+    assert.equal(pool.threads, 0);
+    assert.equal(threadNiceValues().filter((nice) => nice === DEFAULT_HASH_THREAD_NICE).length, before);
+  });
+
+  it('close() lets admitted jobs finish, refuses new ones with 503, then ends the threads', async () => {
+    const pool = new HashWorkPool({ concurrency: 1, maxQueued: 4 });
+    const running = pool.run(slowHashJob());
+    const queued = pool.run(pbkdf2Job('queued'));
+    const closed = pool.close();
+    await assert.rejects(pool.run(pbkdf2Job('late')), (error: unknown) => error instanceof ApiError && error.code === 'PASSWORD_CHECKS_BUSY');
+    assert.equal((await running).length, 32);
+    assert.equal((await queued).length, 32);
+    await closed;
+    assert.equal(pool.threads, 0);
+  });
+
+  it('defaults to the available cores and a queue of 16 per slot, and refuses nonsense settings', () => {
     const pool = new HashWorkPool();
     assert.equal(pool.concurrency, availableParallelism());
     assert.equal(pool.maxQueued, 16 * availableParallelism());
     assert.throws(() => new HashWorkPool({ concurrency: 0 }), RangeError);
     assert.throws(() => new HashWorkPool({ maxQueued: -1 }), RangeError);
+    assert.throws(() => new HashWorkPool({ nice: 20 }), RangeError);
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, invalidField } from '../errors/api-error.ts';
+import { ApiError, invalidField, personNotFound } from '../errors/api-error.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { type TokenReader, TokenRejected } from '../oauth/tokens/reader.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
@@ -41,7 +41,7 @@ export async function enrollingPerson(
   const { org, key } = tenantOf(request);
   if (personId === undefined) throw invalidField('body.person_id', 'is required with an API key (or authenticate as the person with a person JWT)');
   const person = await store.getPerson(org.id, personId);
-  if (!person) throw new ApiError('NOT_FOUND', 'body.person_id: no person of this organisation has this id');
+  if (!person) throw personNotFound('body.person_id');
   return { org, person, apiKeyId: key.id };
 }
 

@@ -13,3 +13,8 @@ export class ApiError extends CodedError<ApiErrorCode> {
 export function invalidField(field: string, rule: string): ApiError {
   return new ApiError('INVALID_FIELD', `${field}: ${rule}`);
 }
+
+/** The 404 of every route that names a person, in the path or the body. */
+export function personNotFound(field: 'path.person_id' | 'body.person_id' = 'path.person_id'): ApiError {
+  return new ApiError('NOT_FOUND', `${field}: no person of this organisation has this id`);
+}

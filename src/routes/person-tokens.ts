@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 import { newId } from '../crypto/ids.ts';
-import { ApiError, invalidField } from '../errors/api-error.ts';
+import { invalidField, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { SCOPE_LIST_PATTERN, scopeSet } from '../oauth/scope.ts';
@@ -54,7 +54,7 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
       async (request) => {
         const { org, key } = tenantOf(request);
         const person = await store.getPerson(org.id, request.params.person_id);
-        if (!person) throw new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
+        if (!person) throw personNotFound();
         const body = request.body ?? {};
         if (body.may_act?.sub === person.id) throw invalidField('body.may_act.sub', 'must name another party than the person');
         const lifetimeSeconds = Math.min(body.expires_in ?? org.config.token_lifetime_ceiling, org.config.token_lifetime_ceiling);

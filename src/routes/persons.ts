@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { newId } from '../crypto/ids.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
@@ -83,7 +83,7 @@ export function personRoutes(store: PersonStore & OrganizationStore): FastifyPlu
       },
       async (request) => {
         const person = await store.getPerson(tenantOf(request).org.id, request.params.person_id);
-        if (!person) throw notFound();
+        if (!person) throw personNotFound();
         return { result: presentPerson(person) };
       },
     );
@@ -96,13 +96,9 @@ export function personRoutes(store: PersonStore & OrganizationStore): FastifyPlu
       async (request, reply) => {
         // Their opaque tokens are revoked in the same transaction; their JWTs, which cannot be
         // revoked, are refused at exchange because the person is looked up there.
-        if (!(await store.deletePerson(tenantOf(request).org.id, request.params.person_id, Date.now()))) throw notFound();
+        if (!(await store.deletePerson(tenantOf(request).org.id, request.params.person_id, Date.now()))) throw personNotFound();
         return reply.code(204).send(null);
       },
     );
   };
-}
-
-function notFound(): ApiError {
-  return new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
 }

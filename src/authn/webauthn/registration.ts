@@ -1,7 +1,7 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { createPersonCredential } from '../../credentials/create-credential.ts';
 import { readStoredPublicKeyParams, registrationOptions, verifyRegistration } from '../../credentials/public-key/index.ts';
-import { ApiError, invalidField } from '../../errors/api-error.ts';
+import { ApiError, invalidField, personNotFound } from '../../errors/api-error.ts';
 import type { Credential } from '../../store/credentials/store.ts';
 import type { Organization } from '../../store/types.ts';
 import { keepChallenge } from './challenges.ts';
@@ -9,10 +9,6 @@ import type { WebAuthnDeps } from './deps.ts';
 import type { RegistrationCaller } from './registration-caller.ts';
 import { relyingPartyOf } from './relying-party.ts';
 import { withUserHandle } from './user-handle.ts';
-
-function personNotFound(): ApiError {
-  return new ApiError('NOT_FOUND', 'body.person_id: no person of this organisation has this id');
-}
 
 /** POST /authn/webauthn/registration/options: creation options for the person, and the challenge kept for them. */
 export async function startRegistration(
@@ -22,7 +18,7 @@ export async function startRegistration(
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialCreationOptionsJSON }> {
   const { rpId } = relyingPartyOf(org);
   const person = await deps.store.getPerson(org.id, personId);
-  if (!person) throw personNotFound();
+  if (!person) throw personNotFound('body.person_id');
   const existing = await deps.store.listCredentialsOfType(org.id, person.id, 'public-key');
   const options = await registrationOptions({
     rpId,
@@ -98,6 +94,6 @@ export async function finishRegistration(
     audit: { via: 'webauthn_registration', api_key_id: caller.kind === 'admin_key' ? caller.keyId : null },
     at: now(),
   });
-  if (!credential) throw personNotFound();
+  if (!credential) throw personNotFound('body.person_id');
   return credential;
 }

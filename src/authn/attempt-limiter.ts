@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.ts';
-import type { AuthnAttemptStore } from '../store/authn/store.ts';
+import type { AttemptCounter, AuthnAttemptStore } from '../store/authn/store.ts';
 import { decideAttempt, MAX_CONSECUTIVE_FAILURES } from './attempt-policy.ts';
 
 /** What a caller does with an attempt it was allowed to make: report how it ended, once. */
@@ -31,14 +31,15 @@ export class AttemptLimiter {
   }
 
   /** Counts an attempt and returns its ticket, or throws 429 TOO_MANY_ATTEMPTS. */
-  async begin(orgId: string, subject: string): Promise<AttemptTicket> {
+  async begin(counter: AttemptCounter): Promise<AttemptTicket> {
+    const { orgId, subject } = counter;
     for (let race = 0; ; race++) {
       const record = await this.#store.getAuthnAttempts(orgId, subject);
       const at = this.#now();
       const decision = decideAttempt(record, at);
       if (decision.kind === 'locked') throw lockedOut();
       if (decision.kind === 'wait') throw tooEarly(decision.retryAfterMs);
-      if (await this.#store.countAuthnAttemptIf(orgId, subject, record?.failures ?? 0, at)) return this.#ticket(orgId, subject);
+      if (await this.#store.countAuthnAttemptIf(counter, record?.failures ?? 0, at)) return this.#ticket(orgId, subject);
       if (race + 1 >= MAX_RACES) throw tooEarly(1000);
     }
   }
@@ -66,16 +67,6 @@ function tooEarly(retryAfterMs: number): ApiError {
 function lockedOut(): ApiError {
   return new ApiError(
     'TOO_MANY_ATTEMPTS',
-    `authentication: locked after ${MAX_CONSECUTIVE_FAILURES} consecutive failed attempts; an administrator of the organisation must reset it`,
+    `authentication: locked after ${MAX_CONSECUTIVE_FAILURES} consecutive failed attempts with this handle and credential type; an administrator of the organisation can reset it (DELETE /persons/{person_id}/authn-attempts)`,
   );
-}
-
-/**
- * The subject counted for a handle that names no person: a keyed hash (the credentials'
- * hashCode), so an unknown handle is limited exactly like a known one (the answers do not
- * tell them apart) and the table holds no handle in the clear.
- */
-export function unknownHandleSubject(handle: { type: string; value: string }, hashCode: (code: string) => string): string {
-  // Callers pass the canonical form (validation/handle.ts), so every spelling counts as one.
-  return `hdl_${hashCode(`${handle.type}:${handle.value}`)}`;
 }

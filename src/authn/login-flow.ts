@@ -1,10 +1,12 @@
 import { ApiError } from '../errors/api-error.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import type { AuditStore } from '../store/audit/store.ts';
+import type { AttemptCounter } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { Handle, Organization } from '../store/types.ts';
-import { type AttemptTicket, unknownHandleSubject } from './attempt-limiter.ts';
+import type { AttemptTicket } from './attempt-limiter.ts';
+import { attemptCounter } from './attempt-subject.ts';
 import { type AttemptOutcome, recordAuthnAttempt } from './audit.ts';
 import { type AmrValue, issuePersonToken, type PersonLogin } from './person-token.ts';
 
@@ -29,14 +31,14 @@ export interface LoginMethod {
 
 /** The part of AttemptLimiter the flow uses; tests of the spending rule pass one that never refuses. */
 export interface AttemptGate {
-  begin(orgId: string, subject: string): Promise<AttemptTicket>;
+  begin(counter: AttemptCounter): Promise<AttemptTicket>;
 }
 
 export interface LoginFlowDeps {
   store: PersonStore & CredentialStore & AuditStore;
   limiter: AttemptGate;
   issuer: TokenIssuer;
-  /** The credentials' keyed hash, which names an unknown handle's attempt counter. */
+  /** The credentials' keyed hash, which names a handle's attempt counters. */
   hashCode: (code: string) => string;
   now: () => number;
 }
@@ -47,8 +49,8 @@ export function authenticationFailed(): ApiError {
 }
 
 /**
- * The one path of every login: handle → person (or the unknown handle's subject) → attempt
- * limiter → the method's check and spend → last_used → audit → person JWT. Password and TOTP
+ * The one path of every login: handle → person (or nobody) → the attempt limiter (the
+ * handle's counter for this credential type) → the method's check and spend → last_used → audit → person JWT. Password and TOTP
  * logins differ only in their LoginMethod, so the rules that keep logins safe (counting before
  * checking, the same answer for every failure, an audit event per attempt) are written once.
  */
@@ -69,7 +71,7 @@ export class LoginFlow {
 
     let ticket: AttemptTicket;
     try {
-      ticket = await limiter.begin(org.id, personId ?? unknownHandleSubject(handle, hashCode));
+      ticket = await limiter.begin(attemptCounter({ orgId: org.id, handle, personId, credentialType: method.credentialType }, hashCode));
     } catch (error) {
       if (error instanceof ApiError && error.code === 'TOO_MANY_ATTEMPTS') await audit('refused', 'too_many_attempts');
       throw error;

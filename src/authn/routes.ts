@@ -5,9 +5,11 @@ import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import type { TokenReader } from '../oauth/tokens/reader.ts';
 import type { Store } from '../store/store.ts';
 import { AttemptLimiter } from './attempt-limiter.ts';
+import { attemptRoutes } from './attempt-routes.ts';
 import { enrolmentRoutes } from './enrolment-routes.ts';
 import { LoginFlow } from './login-flow.ts';
 import { loginRoutes } from './login-routes.ts';
+import { LoginsPerSource } from './logins-per-source.ts';
 
 export interface AuthnRouteOptions {
   store: Store;
@@ -18,17 +20,21 @@ export interface AuthnRouteOptions {
   now: () => number;
   /** Where password-hash work runs; by default a pool of one hash thread per core, closed with the app. */
   pool?: HashWorkPool;
+  /** Password logins in flight at once from one client address (0: no bound); default 4. */
+  loginsPerSource?: number;
   policy?: PasswordHashPolicy;
 }
 
 /** The authentication challenges (POST /authn/…): one plugin, so app.ts registers it in one line. */
-export function authnRoutes({ store, issuer, reader, context, now, pool: given, policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
+export function authnRoutes({ store, issuer, reader, context, now, pool: given, loginsPerSource = 4, policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
   const flow = new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now });
   return async (app) => {
     const pool = given ?? new HashWorkPool();
     // Its threads end with the app; a pool passed in belongs to whoever made it.
     if (!given) app.addHook('onClose', () => pool.close());
     await app.register(enrolmentRoutes(store, reader, { store, context, now }));
-    await app.register(loginRoutes({ store, flow, pool, context, now, ...(policy ? { policy } : {}) }));
+    await app.register(attemptRoutes(store, now));
+    const perSource = new LoginsPerSource(loginsPerSource);
+    await app.register(loginRoutes({ store, flow, pool, perSource, context, now, ...(policy ? { policy } : {}) }));
   };
 }

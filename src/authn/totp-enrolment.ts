@@ -1,8 +1,10 @@
+import { createPersonCredential } from '../credentials/create-credential.ts';
 import type { CredentialTypeContext } from '../credentials/credential-type.ts';
 import { newEnrolment, recoveryCodes, totpCredentialType, verifyTotp } from '../credentials/totp/index.ts';
 import { newId } from '../crypto/ids.ts';
-import { ApiError, invalidField } from '../errors/api-error.ts';
+import { ApiError, invalidField, personNotFound } from '../errors/api-error.ts';
 import type { AuditStore } from '../store/audit/store.ts';
+import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { TotpEnrolmentStore } from '../store/totp-enrolments/store.ts';
 import type { Enroller } from './enrolling-person.ts';
@@ -13,7 +15,7 @@ export const ENROLMENT_LIFETIME_MS = 10 * 60 * 1000;
 export const ENROLMENT_RECOVERY_CODES = 10;
 
 export interface TotpEnrolmentDeps {
-  store: TotpEnrolmentStore & CredentialStore & AuditStore;
+  store: TotpEnrolmentStore & CredentialStore & AuditStore & AuthnAttemptStore;
   context: CredentialTypeContext;
   now: () => number;
 }
@@ -53,7 +55,7 @@ export async function startTotpEnrolment(
     createdAt: at,
     expiresAt,
   });
-  if (!stored) throw new ApiError('NOT_FOUND', 'body.person_id: no person of this organisation has this id');
+  if (!stored) throw personNotFound('body.person_id');
   return { enrolment_id: id, key_uri: keyUri, secret, recovery_codes: codes, expires_at: new Date(expiresAt).toISOString() };
 }
 
@@ -71,26 +73,16 @@ export async function confirmTotpEnrolment(enroller: Enroller, enrolmentId: stri
   const step = verifyTotp(code, pending, context, at);
   if (step === undefined) throw invalidField('body.code', "is not a current code of the enrolment's key");
   if (!(await store.spendTotpEnrolment(org.id, person.id, enrolmentId))) throw enrolmentNotFound();
-  const credential: Credential = {
-    id: newId('crd', at),
+  const credential = await createPersonCredential(store, {
     orgId: org.id,
     personId: person.id,
     type: 'totp',
     label: pending.label,
-    params: pending.params,
-    secret: withUsedStep(pending.secret, step),
-    version: 0,
-    lastUsed: null,
-    createdAt: at,
-  };
-  if (!(await store.createCredential(credential))) throw new ApiError('NOT_FOUND', 'the person was deleted during the enrolment');
-  await store.recordAuditEvent({
-    id: newId('evt', at),
-    orgId: org.id,
-    type: 'credential.created',
-    occurredAt: at,
-    data: { person_id: person.id, credential_id: credential.id, credential_type: 'totp', enrolled: true, api_key_id: enroller.apiKeyId },
+    prepared: { params: pending.params, secret: withUsedStep(pending.secret, step) },
+    audit: { enrolled: true, api_key_id: enroller.apiKeyId },
+    at,
   });
+  if (!credential) throw new ApiError('NOT_FOUND', 'the person was deleted during the enrolment');
   return credential;
 }
 

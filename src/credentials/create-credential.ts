@@ -1,5 +1,6 @@
 import { newId } from '../crypto/ids.ts';
 import type { AuditStore } from '../store/audit/store.ts';
+import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { CredentialTypeName, PreparedCredential } from './credential-type.ts';
 
@@ -16,10 +17,13 @@ export interface NewCredential {
 
 /**
  * Stores a prepared credential for a person and records it in the audit log: the one way a
- * credential comes into being, whether imported through the API or registered in a WebAuthn
- * ceremony. Answers undefined when the person is not (or no longer) in the organisation.
+ * credential comes into being, whether imported through the API, enrolled or registered in a
+ * WebAuthn ceremony. Answers undefined when the person is not (or no longer) in the organisation.
+ *
+ * The person's attempt counters of this type start again: guesses made while the person had
+ * no such credential could not have succeeded, and must not leave the new one locked.
  */
-export async function createPersonCredential(store: CredentialStore & AuditStore, created: NewCredential): Promise<Credential | undefined> {
+export async function createPersonCredential(store: CredentialStore & AuditStore & AuthnAttemptStore, created: NewCredential): Promise<Credential | undefined> {
   const { orgId, personId, type, label, prepared, audit, at } = created;
   const credential: Credential = {
     id: newId('crd', at),
@@ -34,6 +38,7 @@ export async function createPersonCredential(store: CredentialStore & AuditStore
     createdAt: at,
   };
   if (!(await store.createCredential(credential))) return undefined;
+  await store.clearAuthnAttemptsOfPerson(orgId, personId, type);
   await store.recordAuditEvent({
     id: newId('evt', at),
     orgId,

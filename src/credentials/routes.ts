@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { newId } from '../crypto/ids.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import { validatorCompiler } from '../http/validation.ts';
 import type { AuditStore } from '../store/audit/store.ts';
+import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
@@ -30,7 +31,7 @@ export interface CredentialRouteOptions {
   now: () => number;
 }
 
-type CredentialRouteStore = CredentialStore & PersonStore & OrganizationStore & AuditStore;
+type CredentialRouteStore = CredentialStore & PersonStore & OrganizationStore & AuditStore & AuthnAttemptStore;
 
 /**
  * POST, GET and DELETE /persons/{person_id}/credentials (admin key). The routes choose a
@@ -140,8 +141,4 @@ export function presentCredential(type: CredentialType | undefined, credential: 
     params,
     ...(credential.label === null ? {} : { label: credential.label }),
   };
-}
-
-function personNotFound(): ApiError {
-  return new ApiError('NOT_FOUND', 'path.person_id: no person of this organisation has this id');
 }

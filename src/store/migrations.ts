@@ -185,6 +185,27 @@ const sources: readonly MigrationSource[] = [
       'CREATE INDEX totp_enrolments_by_expiry ON totp_enrolments (expires_at)',
     ],
   },
+  {
+    version: 7,
+    name: 'attempt counters per handle and credential type',
+    statements: (t) => [
+      // The counters were per person, which told an attacker that two handles name one person
+      // (the second handle was refused at once) and locked every method together. Now one per
+      // handle and credential type; the old counts mean nothing under the new keys, so they go.
+      // person_id is who the handle named when last counted (null: nobody), for the
+      // administrator's reset and for party deletion; no foreign key, the latter removes it.
+      'DROP TABLE authn_attempts',
+      `CREATE TABLE authn_attempts (
+        org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        subject TEXT NOT NULL,
+        person_id TEXT,
+        credential_type TEXT NOT NULL,
+        failures INTEGER NOT NULL,
+        last_attempt_at ${t.time} NOT NULL,
+        PRIMARY KEY (org_id, subject))`,
+      'CREATE INDEX authn_attempts_by_person ON authn_attempts (org_id, person_id)',
+    ],
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): Migration[] {

@@ -2,7 +2,8 @@ import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/serv
 import { assertionOptions } from '../../credentials/public-key/index.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Handle, Organization } from '../../store/types.ts';
-import { AttemptLimiter, type AttemptTicket, unknownHandleSubject } from '../attempt-limiter.ts';
+import { AttemptLimiter, type AttemptTicket } from '../attempt-limiter.ts';
+import { attemptCounter } from '../attempt-subject.ts';
 import { type AttemptOutcome, recordAuthnAttempt } from '../audit.ts';
 import { authenticationFailed } from '../login-flow.ts';
 import { issuePersonToken, type PersonLogin } from '../person-token.ts';
@@ -11,6 +12,8 @@ import { keepChallenge } from './challenges.ts';
 import { checkAssertion } from './check-assertion.ts';
 import type { WebAuthnDeps } from './deps.ts';
 import { relyingPartyOf } from './relying-party.ts';
+
+const PUBLIC_KEY = 'public-key';
 
 /**
  * POST /authn/webauthn/options: a login challenge for the person the handle names. The options
@@ -30,7 +33,8 @@ export async function startLogin(
     orgId: org.id,
     purpose: 'login',
     personId: person?.id ?? null,
-    subject: person?.id ?? unknownHandleSubject(handle, deps.hashCode),
+    // The handle's counter, chosen now: the verify call names only the challenge.
+    subject: attemptCounter({ orgId: org.id, handle, personId: person?.id ?? null, credentialType: PUBLIC_KEY }, deps.hashCode).subject,
     challenge: options.challenge,
   });
   return { challenge_id: challengeId, options };
@@ -63,7 +67,7 @@ export async function finishLogin(
 
   let ticket: AttemptTicket;
   try {
-    ticket = await new AttemptLimiter(store, now).begin(org.id, challenge.subject);
+    ticket = await new AttemptLimiter(store, now).begin({ orgId: org.id, subject: challenge.subject, personId, credentialType: PUBLIC_KEY });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'TOO_MANY_ATTEMPTS') await audit('refused', 'too_many_attempts');
     throw error;

@@ -1,6 +1,6 @@
 import { time } from '../rows.ts';
 import type { SqlDriver, SqlExecutor } from '../sql-driver.ts';
-import type { AttemptRecord, AuthnAttemptStore } from './store.ts';
+import type { AttemptRecord, AuthnAttemptStore, PersonAttemptRecord } from './store.ts';
 
 /** The attempt store over either SQL dialect: table authn_attempts. */
 export function sqlAuthnAttemptStore(db: SqlDriver): AuthnAttemptStore {
@@ -13,14 +13,15 @@ export function sqlAuthnAttemptStore(db: SqlDriver): AuthnAttemptStore {
       return row && { failures: Number(row.failures), lastAttemptAt: time(row.last_attempt_at) };
     },
 
-    async countAuthnAttemptIf(orgId, subject, expectedFailures, at): Promise<boolean> {
+    async countAuthnAttemptIf({ orgId, subject, personId, credentialType }, expectedFailures, at): Promise<boolean> {
       // One upsert: a first attempt inserts (a racing insert turns into the conditional
-      // update), any later one increments only from the count the caller decided on.
+      // update), any later one increments only from the count the caller decided on. The
+      // person is the handle's current one: a handle moved to another person follows it.
       const counted = await db.run(
-        `INSERT INTO authn_attempts (org_id, subject, failures, last_attempt_at) VALUES ($1, $2, 1, $4)
-         ON CONFLICT (org_id, subject) DO UPDATE SET failures = authn_attempts.failures + 1, last_attempt_at = $4
+        `INSERT INTO authn_attempts (org_id, subject, person_id, credential_type, failures, last_attempt_at) VALUES ($1, $2, $5, $6, 1, $4)
+         ON CONFLICT (org_id, subject) DO UPDATE SET failures = authn_attempts.failures + 1, last_attempt_at = $4, person_id = $5
          WHERE authn_attempts.failures = $3`,
-        [orgId, subject, expectedFailures, at],
+        [orgId, subject, expectedFailures, at, personId, credentialType],
       );
       return counted === 1;
     },
@@ -32,10 +33,25 @@ export function sqlAuthnAttemptStore(db: SqlDriver): AuthnAttemptStore {
     async clearAuthnAttempts(orgId, subject): Promise<void> {
       await db.run('DELETE FROM authn_attempts WHERE org_id = $1 AND subject = $2', [orgId, subject]);
     },
+
+    async listAuthnAttemptsOfPerson(orgId, personId): Promise<PersonAttemptRecord[]> {
+      const rows = await db.all<{ credential_type: string; failures: number | string; last_attempt_at: number | string }>(
+        `SELECT credential_type, failures, last_attempt_at FROM authn_attempts WHERE org_id = $1 AND person_id = $2
+         ORDER BY credential_type, last_attempt_at DESC, subject`,
+        [orgId, personId],
+      );
+      return rows.map((row) => ({ credentialType: row.credential_type, failures: Number(row.failures), lastAttemptAt: time(row.last_attempt_at) }));
+    },
+
+    clearAuthnAttemptsOfPerson(orgId, personId, credentialType): Promise<number> {
+      return credentialType === undefined
+        ? db.run('DELETE FROM authn_attempts WHERE org_id = $1 AND person_id = $2', [orgId, personId])
+        : db.run('DELETE FROM authn_attempts WHERE org_id = $1 AND person_id = $2 AND credential_type = $3', [orgId, personId, credentialType]);
+    },
   };
 }
 
-/** A party-deletion step: a deleted person's counter goes with them (party-deletion.ts). */
+/** A party-deletion step: a deleted person's counters go with them (party-deletion.ts). */
 export function forgetAttemptsOfParty(tx: SqlExecutor, orgId: string, partyId: string): Promise<number> {
-  return tx.run('DELETE FROM authn_attempts WHERE org_id = $1 AND subject = $2', [orgId, partyId]);
+  return tx.run('DELETE FROM authn_attempts WHERE org_id = $1 AND person_id = $2', [orgId, partyId]);
 }

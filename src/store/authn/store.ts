@@ -1,13 +1,29 @@
 /**
- * Counted authentication attempts, per subject of an organisation. The subject is a person
- * id, or for a handle that names no person a keyed hash of the handle, so an unknown handle
- * is limited exactly like a known one and the limit reveals nothing (src/authn/).
+ * Counted authentication attempts. A counter belongs to one handle and one credential type
+ * of an organisation: its subject is a keyed hash of both (src/authn/attempt-subject.ts),
+ * whether or not the handle names a person, so the counters reveal neither that a handle
+ * exists nor that two handles name the same person.
  */
 export interface AttemptRecord {
   /** Attempts counted since the last success (each is counted before the secret is tested). */
   failures: number;
   /** When the latest of them was counted. */
   lastAttemptAt: number;
+}
+
+/** Which counter an attempt is counted on. */
+export interface AttemptCounter {
+  orgId: string;
+  subject: string;
+  /** The person the handle names at the time of the attempt; null when it names nobody. */
+  personId: string | null;
+  /** The credential type the attempt tried: password, totp or public-key. */
+  credentialType: string;
+}
+
+/** A person's counter as an administrator sees it (the handle itself is not stored). */
+export interface PersonAttemptRecord extends AttemptRecord {
+  credentialType: string;
 }
 
 /**
@@ -21,9 +37,13 @@ export interface AuthnAttemptStore {
    * `expectedFailures` (0 also when there is no row yet). Of concurrent callers that read the
    * same count exactly one gets true, so no more attempts are made than the policy allows.
    */
-  countAuthnAttemptIf(orgId: string, subject: string, expectedFailures: number, at: number): Promise<boolean>;
+  countAuthnAttemptIf(counter: AttemptCounter, expectedFailures: number, at: number): Promise<boolean>;
   /** Takes back one counted attempt that never tested a secret (e.g. the hashing queue was full). */
   uncountAuthnAttempt(orgId: string, subject: string): Promise<void>;
   /** After a success: the count starts again from zero. */
   clearAuthnAttempts(orgId: string, subject: string): Promise<void>;
+  /** The counters last counted for the person's handles, by credential type then newest first. */
+  listAuthnAttemptsOfPerson(orgId: string, personId: string): Promise<PersonAttemptRecord[]>;
+  /** An administrator's reset, or a new credential's (of one type): how many counters were removed. */
+  clearAuthnAttemptsOfPerson(orgId: string, personId: string, credentialType?: string): Promise<number>;
 }

@@ -10,7 +10,7 @@ export interface WebAuthnChallenge {
   purpose: WebAuthnChallengePurpose;
   /** The person the ceremony is for; null for a login with a handle that names nobody. */
   personId: string | null;
-  /** Whom the attempt limiter counts: the person id, or the unknown handle's keyed hash. */
+  /** The attempt counter of the handle the options were asked for (src/authn/attempt-subject.ts). */
   subject: string;
   /** The challenge the options carried, base64url as clientDataJSON repeats it. */
   challenge: string;

@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { newId } from '../crypto/ids.ts';
+import { personNotFound } from '../errors/api-error.ts';
+import { commonErrors, Envelope } from '../http/envelope.ts';
+import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import type { AuditStore } from '../store/audit/store.ts';
+import type { AuthnAttemptStore, PersonAttemptRecord } from '../store/authn/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
+import type { PersonStore } from '../store/persons/store.ts';
+import { decideAttempt } from './attempt-policy.ts';
+
+const PersonParams = Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) });
+const AttemptView = Type.Object({
+  credential_type: Type.String({ description: 'password, totp or public-key' }),
+  failures: Type.Integer({ description: 'Consecutive failed attempts with one of the handles and this credential type' }),
+  last_attempt_at: Type.String({ format: 'date-time' }),
+  state: Type.Union([Type.Literal('open'), Type.Literal('delayed'), Type.Literal('locked')], {
+    description: 'open: the next attempt may be made now; delayed: after retry_after seconds; locked: only after a reset',
+  }),
+  retry_after: Type.Union([Type.Integer(), Type.Null()], { description: 'Seconds until the next attempt, when delayed' }),
+});
+
+type AttemptRouteStore = AuthnAttemptStore & PersonStore & OrganizationStore & AuditStore;
+
+/**
+ * GET and DELETE /persons/{person_id}/authn-attempts (admin key): what the attempt limiter
+ * holds against the person's handles, and the reset that NIST SP 800-63B expects after a
+ * lock (the person proves who they are to the helpdesk; the helpdesk resets).
+ */
+export function attemptRoutes(store: AttemptRouteStore, now: () => number): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', requireApiKey(store, ['admin']));
+    const tags = ['authentication'];
+    const security = [{ orgId: [], apiKey: [] }];
+
+    app.get(
+      '/persons/:person_id/authn-attempts',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "A person's failed-attempt counters",
+          description: 'One counter per handle and credential type that has failed attempts; the handles themselves are not stored.',
+          params: PersonParams,
+          response: { 200: Envelope(Type.Array(AttemptView)), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const orgId = tenantOf(request).org.id;
+        if (!(await store.getPerson(orgId, request.params.person_id))) throw personNotFound();
+        const at = now();
+        return { result: (await store.listAuthnAttemptsOfPerson(orgId, request.params.person_id)).map((record) => present(record, at)) };
+      },
+    );
+
+    app.delete(
+      '/persons/:person_id/authn-attempts',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "Reset a person's failed-attempt counters",
+          description: 'Every counter of every handle and credential type of the person starts again; an audit event records who reset it.',
+          params: PersonParams,
+          response: { 204: Type.Null(), ...commonErrors },
+        },
+      },
+      async (request, reply) => {
+        const { org, key } = tenantOf(request);
+        const personId = request.params.person_id;
+        if (!(await store.getPerson(org.id, personId))) throw personNotFound();
+        const cleared = await store.clearAuthnAttemptsOfPerson(org.id, personId);
+        const at = now();
+        await store.recordAuditEvent({
+          id: newId('evt', at),
+          orgId: org.id,
+          type: 'authn.attempts_reset',
+          occurredAt: at,
+          data: { person_id: personId, counters: cleared, api_key_id: key.id },
+        });
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}
+
+function present(record: PersonAttemptRecord, at: number) {
+  const decision = decideAttempt(record, at);
+  return {
+    credential_type: record.credentialType,
+    failures: record.failures,
+    last_attempt_at: new Date(record.lastAttemptAt).toISOString(),
+    state: decision.kind === 'allowed' ? ('open' as const) : decision.kind === 'wait' ? ('delayed' as const) : ('locked' as const),
+    retry_after: decision.kind === 'wait' ? Math.ceil(decision.retryAfterMs / 1000) : null,
+  };
+}

@@ -1,0 +1,26 @@
+import type { AttemptCounter } from '../store/authn/store.ts';
+import type { Handle } from '../store/types.ts';
+
+/** What an attempt was made with: whom the handle names (null: nobody) and which credential type it tried. */
+export interface AttemptTarget {
+  orgId: string;
+  handle: Handle;
+  personId: string | null;
+  credentialType: string;
+}
+
+/**
+ * The counter an attempt is counted on: one per handle and credential type, named by a keyed
+ * hash (the credentials' hashCode) so the table holds no handle in the clear.
+ *
+ * Why not one per person, as NIST SP 800-63B's "per subscriber account" reads: a per-person
+ * count answers 429 on a second handle of a person whose first handle was guessed at, which
+ * tells an attacker the two handles are one person; and guesses at a method the person has
+ * not got (or an unknown handle) would lock every method. Keyed by the handle, known and
+ * unknown handles are counted alike by construction. The price: a person with k handles
+ * allows k × 100 guesses per credential type; handles are few (an email, a phone number).
+ */
+export function attemptCounter({ orgId, handle, personId, credentialType }: AttemptTarget, hashCode: (code: string) => string): AttemptCounter {
+  // Callers pass the canonical handle (validation/handle.ts), so every spelling counts as one.
+  return { orgId, subject: `att_${hashCode(`${credentialType}:${handle.type}:${handle.value}`)}`, personId, credentialType };
+}

@@ -8,6 +8,7 @@ import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { LoginFlow } from './login-flow.ts';
 import { canonicalLoginHandle, PasswordLoginBody, PersonLoginView, TotpLoginBody } from './login-schemas.ts';
+import type { LoginsPerSource } from './logins-per-source.ts';
 import { organizationOf } from './organization-header.ts';
 import { passwordMethod } from './password-method.ts';
 import { totpMethod } from './totp-method.ts';
@@ -16,6 +17,7 @@ export interface LoginRouteOptions {
   store: OrganizationStore & PersonStore & CredentialStore & AuditStore;
   flow: LoginFlow;
   pool: HashWorkPool;
+  perSource: LoginsPerSource;
   context: CredentialTypeContext;
   policy?: PasswordHashPolicy;
   now: () => number;
@@ -23,11 +25,11 @@ export interface LoginRouteOptions {
 
 const tags = ['authentication'];
 const security = [{ orgId: [] }];
-/** 429 comes from the attempt limiter, 503 from a full hashing queue; both with Retry-After when waiting helps. */
+/** 429 comes from the attempt limiter (or, for passwords, the per-address bound), 503 from a full hashing queue; with Retry-After when waiting helps. */
 const responses = { 200: Envelope(PersonLoginView), ...commonErrors, 429: ErrorEnvelope };
 
 /** POST /authn/password and /authn/totp: a person proves who they are and gets a person JWT (design §3). */
-export function loginRoutes({ store, flow, pool, context, policy, now }: LoginRouteOptions): FastifyPluginAsyncTypebox {
+export function loginRoutes({ store, flow, pool, perSource, context, policy, now }: LoginRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/authn/password',
@@ -36,7 +38,13 @@ export function loginRoutes({ store, flow, pool, context, policy, now }: LoginRo
         const org = await organizationOf(request, store);
         const handle = canonicalLoginHandle(request.body.handle);
         const method = passwordMethod(request.body.password, { store, pool, now, ...(policy ? { policy } : {}) });
-        return { result: await flow.login(org, handle, method) };
+        // Before the attempt is counted: a refusal here judged nothing, so it counts against no one.
+        const leave = perSource.enter(request.ip);
+        try {
+          return { result: await flow.login(org, handle, method) };
+        } finally {
+          leave();
+        }
       },
     );
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
 import { defaultDatabaseUrl, sqliteFile } from './data-dir.ts';
 
@@ -22,6 +23,12 @@ export const serviceVariables = {
   },
   TESSERA_BODY_LIMIT: { default: '65536', rule: 'a byte count from 1024 to 10485760', pattern: '^[0-9]{4,8}$' },
   TESSERA_DATABASE_POOL_SIZE: { default: '10', rule: 'an integer from 1 to 200', pattern: '^[1-9][0-9]{0,2}$' },
+  TESSERA_TRUSTED_PROXIES: {
+    default: undefined,
+    rule: 'comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8,::1)',
+    pattern: '^[0-9A-Fa-f.:/, ]{1,2048}$',
+  },
+  TESSERA_LOGINS_PER_SOURCE: { default: '4', rule: 'an integer from 0 (no bound) to 1000', pattern: '^(0|[1-9][0-9]{0,3})$' },
 } as const satisfies Record<string, { default: string | undefined; rule: string; pattern: string }>;
 
 type VariableName = keyof typeof serviceVariables;
@@ -42,6 +49,10 @@ export interface ServiceConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimit: number;
   databasePoolSize: number;
+  /** Load balancers whose X-Forwarded-For names the client; none by default (the peer is the client). */
+  trustedProxies: string[];
+  /** Password logins in flight at once from one client address; 0 for no bound. */
+  loginsPerSource: number;
 }
 
 /** A configuration that cannot start; the message names every variable at fault. */
@@ -75,6 +86,13 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   if (bodyLimit < 1024 || bodyLimit > 10_485_760) problems.push(`TESSERA_BODY_LIMIT: must be ${serviceVariables.TESSERA_BODY_LIMIT.rule}`);
   const poolSize = Number(read('TESSERA_DATABASE_POOL_SIZE'));
   if (poolSize > 200) problems.push(`TESSERA_DATABASE_POOL_SIZE: must be ${serviceVariables.TESSERA_DATABASE_POOL_SIZE.rule}`);
+  const trustedProxies = (values.TESSERA_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (!trustedProxies.every(isAddressOrRange)) problems.push(`TESSERA_TRUSTED_PROXIES: must be ${serviceVariables.TESSERA_TRUSTED_PROXIES.rule}`);
+  const loginsPerSource = Number(read('TESSERA_LOGINS_PER_SOURCE'));
+  if (loginsPerSource > 1000) problems.push(`TESSERA_LOGINS_PER_SOURCE: must be ${serviceVariables.TESSERA_LOGINS_PER_SOURCE.rule}`);
   const warnings: string[] = [];
   let secret = values.TESSERA_SECRET;
   if (!secret && !dev) problems.push('TESSERA_SECRET: is required (at least 32 characters) unless TESSERA_DEV=1');
@@ -94,9 +112,20 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
       logLevel: read('TESSERA_LOG_LEVEL') as ServiceConfig['logLevel'],
       bodyLimit,
       databasePoolSize: poolSize,
+      trustedProxies,
+      loginsPerSource,
     },
     warnings,
   };
+}
+
+/** An IP address, or one with a prefix length that fits it (10.0.0.0/8, fd00::/8). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 /**

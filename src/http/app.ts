@@ -27,7 +27,7 @@ import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
   store: Store;
-  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'>;
+  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'> & Partial<Pick<ServiceConfig, 'trustedProxies' | 'loginsPerSource'>>;
   keys: KeyRing;
   /** The public base URL; read per request, since with port 0 it is known only after listening. */
   issuer: () => string;
@@ -50,6 +50,8 @@ export async function buildApp({
   const app = Fastify({
     logger: { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
     bodyLimit: config.bodyLimit,
+    // request.ip is the peer unless it is a listed proxy; then X-Forwarded-For's nearest untrusted hop.
+    trustProxy: config.trustedProxies?.length ? config.trustedProxies : false,
     return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: sendError,
@@ -107,7 +109,16 @@ export async function buildApp({
   registerMetadata(app, keys, issuer);
   await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
-  await app.register(authnRoutes({ store, issuer: tokenIssuer, reader: deps.reader, context: credentialTypeContext(config.secret), now }));
+  await app.register(
+    authnRoutes({
+      store,
+      issuer: tokenIssuer,
+      reader: deps.reader,
+      context: credentialTypeContext(config.secret),
+      now,
+      ...(config.loginsPerSource === undefined ? {} : { loginsPerSource: config.loginsPerSource }),
+    }),
+  );
   await app.register(webauthnRoutes({ store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now }));
   await app.register(auditRoutes(store));
   return app;

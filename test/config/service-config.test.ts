@@ -19,6 +19,8 @@ describe('Service configuration', () => {
       logLevel: 'info',
       bodyLimit: 65536,
       databasePoolSize: 10,
+      trustedProxies: [],
+      loginsPerSource: 4,
     });
     assert.deepEqual(warnings, []);
   });
@@ -71,6 +73,8 @@ describe('Service configuration', () => {
           TESSERA_LOG_LEVEL: 'loud',
           TESSERA_SECRET: 'short',
           TESSERA_BODY_LIMIT: '10',
+          TESSERA_TRUSTED_PROXIES: '10.0.0.0/33,::1',
+          TESSERA_LOGINS_PER_SOURCE: '5000',
         }),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
@@ -80,11 +84,21 @@ describe('Service configuration', () => {
           'TESSERA_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
           'TESSERA_SECRET: must be at least 32 characters',
           'TESSERA_BODY_LIMIT: must be a byte count from 1024 to 10485760',
+          'TESSERA_TRUSTED_PROXIES: must be comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8,::1)',
+          'TESSERA_LOGINS_PER_SOURCE: must be an integer from 0 (no bound) to 1000',
         ])
           assert.ok(e.message.includes(expected), `missing "${expected}" in:\n${e.message}`);
         return true;
       },
     );
+  });
+
+  it('reads the trusted proxies as a list of addresses and ranges', () => {
+    const { config } = loadServiceConfig({ TESSERA_SECRET: SECRET, TESSERA_TRUSTED_PROXIES: ' 10.0.0.0/8, ::1 ,192.168.1.7' });
+    assert.deepEqual(config.trustedProxies, ['10.0.0.0/8', '::1', '192.168.1.7']);
+    for (const bad of ['10.0.0.0/8/1', '10.0.0', 'fe80::/129', '1.2.3.4/']) {
+      assert.throws(() => loadServiceConfig({ TESSERA_SECRET: SECRET, TESSERA_TRUSTED_PROXIES: bad }), /TESSERA_TRUSTED_PROXIES/, bad);
+    }
   });
 
   it('documents every variable in docs/configuration.md', () => {

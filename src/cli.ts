@@ -27,6 +27,11 @@ const commands: readonly CommandEntry[] = [
     load: async () => (await import('./commands/rotate-keys.ts')).rotateKeysCommand,
   },
   {
+    name: 'dev passkey',
+    summary: 'a software passkey: answer WebAuthn options from a shell',
+    load: async () => (await import('./commands/dev-passkey.ts')).devPasskeyCommand,
+  },
+  {
     name: 'demo',
     summary: 'run the demo stack on the embedded database (what "npm start" runs)',
     load: async () => (await import('./commands/demo.ts')).demoCommand,

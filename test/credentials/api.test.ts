@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
 import { backends } from '../helpers/backends.ts';
 import { createPerson } from '../helpers/oauth.ts';
 import { errorCodes, startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
 
 /** The registered credential types, end to end through the API (the routes' own rules are in routes.test.ts). */
 for (const backend of backends()) {

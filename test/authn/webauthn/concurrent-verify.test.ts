@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 import { importCredential, loginPerson } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
-import { SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
 import { asBrowser, configurePasskeys, importParams, loginOptions, ORIGIN, RP_ID, storedAuthenticator } from './passkeys.ts';
 
 for (const backend of backends()) {

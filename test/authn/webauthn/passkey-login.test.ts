@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 import { attemptEvents, importCredential, loginPerson } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../../helpers/frozen-service.ts';
 import { claims, EXCHANGE, JWT_TYPE, registerClient, token } from '../../helpers/oauth.ts';
 import { errorCodes, type TestOrg, type TestService } from '../../helpers/service.ts';
-import { SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
 import { asBrowser, configurePasskeys, importParams, loginOptions, ORIGIN, passkeyLogin, RP_ID, registerPasskey, storedAuthenticator } from './passkeys.ts';
 
 const GENERIC_401 = 'authentication: the handle and the secret do not match';

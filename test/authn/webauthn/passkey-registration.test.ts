@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 import { loginPerson } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
 import { EXCHANGE, JWT_TYPE, mintPersonToken, registerClient, token } from '../../helpers/oauth.ts';
 import { errorCodes, type Response, startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
-import { SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
 import { configurePasskeys, ORIGIN, passkeyLogin, RP_ID } from './passkeys.ts';
 
 const OPTIONS = '/authn/webauthn/registration/options';

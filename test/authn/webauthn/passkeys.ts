@@ -1,5 +1,5 @@
+import type { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 import type { Response, TestOrg, TestService } from '../../helpers/service.ts';
-import type { SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
 
 /** The relying party every passkey test configures, and the page origin its browser runs on. */
 export const RP_ID = 'example.com';

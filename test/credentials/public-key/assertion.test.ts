@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { assertionOptions, isCloneSignal, verifyAssertion } from '../../../src/credentials/public-key/assertion.ts';
-import { type SoftwareAlgorithm, SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
+import { type SoftwareAlgorithm, SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 
 const RP_ID = 'login.example.com';
 const ORIGIN = 'https://login.example.com';

@@ -3,7 +3,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { parseCoseKey } from '../../../src/credentials/public-key/cose-key.ts';
 import { isEd25519Point } from '../../../src/credentials/public-key/ed25519-point.ts';
-import { coseKey, encodeCbor, SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
+import { coseKey, encodeCbor } from '../../../src/dev/cose-encoding.ts';
+import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 
 const hex = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));
 

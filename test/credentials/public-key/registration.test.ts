@@ -6,7 +6,7 @@ import { verifyAssertion } from '../../../src/credentials/public-key/assertion.t
 import { registrationOptions, verifyRegistration } from '../../../src/credentials/public-key/registration.ts';
 import { readStoredPublicKeyParams } from '../../../src/credentials/public-key/stored-params.ts';
 import { publicKeyCredentialType } from '../../../src/credentials/public-key/type.ts';
-import { SOFTWARE_AAGUID, type SoftwareAlgorithm, SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
+import { SOFTWARE_AAGUID, type SoftwareAlgorithm, SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 
 const RP_ID = 'login.example.com';
 const ORIGIN = 'https://login.example.com';

@@ -4,9 +4,10 @@ import { describe, it } from 'node:test';
 import type { CredentialTypeContext } from '../../../src/credentials/credential-type.ts';
 import { ATTESTATION_FORMATS } from '../../../src/credentials/public-key/params.ts';
 import { publicKeyCredentialType } from '../../../src/credentials/public-key/type.ts';
+import { encodeCbor } from '../../../src/dev/cose-encoding.ts';
+import { SOFTWARE_AAGUID, SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 import { ApiError } from '../../../src/errors/api-error.ts';
 import { validatorCompiler } from '../../../src/http/validation.ts';
-import { encodeCbor, SOFTWARE_AAGUID, SoftwareAuthenticator } from '../../helpers/software-authenticator.ts';
 
 // The public-key type needs none of the context's sealing; a context that fails if used shows it.
 const context: CredentialTypeContext = {

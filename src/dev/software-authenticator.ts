@@ -1,11 +1,14 @@
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { coseKey, encodeCbor } from './cose-encoding.ts';
 
 /**
  * A WebAuthn authenticator and browser in one, built on node:crypto alone (W3C WebAuthn §6.1,
  * §6.5, §7; CTAP2 canonical CBOR), so that tests check @simplewebauthn and our COSE parsing
- * against bytes neither of them made. It answers in @simplewebauthn/browser's JSON shape, i.e.
- * what navigator.credentials.create()/get() return after toJSON().
+ * against bytes neither of them made, and so that a passkey can be tried from a shell
+ * (`tessera dev passkey`). It answers in @simplewebauthn/browser's JSON shape, i.e. what
+ * navigator.credentials.create()/get() return after toJSON(). Not an authenticator to trust:
+ * its private key is wherever `save()` is written.
  *
  * Bad variants are per-call options: `origin` and `rpId` other than the verifier expects, an old
  * `challenge` (a replay), `signCount` below the last one (a clone), `tamperSignature`, a
@@ -29,6 +32,17 @@ export interface SoftwareAuthenticatorOptions {
    * register() replaces it with the options' user.id when given one.
    */
   userHandle?: string | null;
+}
+
+/** What `save()` writes and `restore()` reads: the key in PKCS#8 PEM, so keep it private. */
+export interface SavedAuthenticator {
+  algorithm: SoftwareAlgorithm;
+  aaguid: string;
+  credentialId: string;
+  privateKeyPem: string;
+  userHandle: string | null;
+  signCount: number;
+  counts: boolean;
 }
 
 export interface CeremonyOptions {
@@ -73,16 +87,33 @@ export class SoftwareAuthenticator {
   #signCount: number;
   #counts: boolean;
 
-  constructor(options: SoftwareAuthenticatorOptions = {}) {
-    this.algorithm = options.algorithm ?? 'ES256';
-    this.aaguid = options.aaguid ?? SOFTWARE_AAGUID;
-    this.credentialId = randomBytes(32).toString('base64url');
-    this.#userHandle = options.userHandle === undefined ? randomBytes(16).toString('base64url') : options.userHandle;
-    this.#signCount = options.signCount ?? 0;
-    this.#counts = options.counts ?? true;
-    const { privateKey, publicKey } = generateKeys(this.algorithm, options.rsaBits ?? 2048);
+  constructor(options: SoftwareAuthenticatorOptions = {}, saved?: SavedAuthenticator) {
+    this.algorithm = saved?.algorithm ?? options.algorithm ?? 'ES256';
+    this.aaguid = saved ? Buffer.from(saved.aaguid, 'hex') : (options.aaguid ?? SOFTWARE_AAGUID);
+    this.credentialId = saved?.credentialId ?? randomBytes(32).toString('base64url');
+    this.#userHandle = saved ? saved.userHandle : options.userHandle === undefined ? randomBytes(16).toString('base64url') : options.userHandle;
+    this.#signCount = saved?.signCount ?? options.signCount ?? 0;
+    this.#counts = saved?.counts ?? options.counts ?? true;
+    const { privateKey, publicKey } = saved ? restoredKeys(saved.privateKeyPem) : generateKeys(this.algorithm, options.rsaBits ?? 2048);
     this.#privateKey = privateKey;
     this.cosePublicKey = coseKey(this.algorithm, publicKey);
+  }
+
+  /** The authenticator as it stands, counter included, to carry on later with `restore`. */
+  save(): SavedAuthenticator {
+    return {
+      algorithm: this.algorithm,
+      aaguid: Buffer.from(this.aaguid).toString('hex'),
+      credentialId: this.credentialId,
+      privateKeyPem: this.#privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      userHandle: this.#userHandle,
+      signCount: this.#signCount,
+      counts: this.#counts,
+    };
+  }
+
+  static restore(saved: SavedAuthenticator): SoftwareAuthenticator {
+    return new SoftwareAuthenticator({}, saved);
   }
 
   /** The user handle its assertions carry (base64url), or null for none. */
@@ -168,82 +199,14 @@ function generateKeys(algorithm: SoftwareAlgorithm, rsaBits: number): { privateK
   return generateKeyPairSync('rsa', { modulusLength: rsaBits });
 }
 
+function restoredKeys(pem: string): { privateKey: KeyObject; publicKey: KeyObject } {
+  const privateKey = createPrivateKey(pem);
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
+
 function signWith(algorithm: SoftwareAlgorithm, key: KeyObject, data: Buffer): Buffer {
   // WebAuthn ES256 signatures are ASN.1 DER (§6.5.6); EdDSA takes no separate digest.
   if (algorithm === 'ES256') return sign('sha256', data, { key, dsaEncoding: 'der' });
   if (algorithm === 'EdDSA') return sign(null, data, key);
   return sign('sha256', data, key);
-}
-
-/** The COSE_Key (RFC 9053 §7, RFC 8230 §4) in CTAP2's canonical label order. */
-export function coseKey(algorithm: SoftwareAlgorithm, publicKey: KeyObject): Uint8Array {
-  const jwk = publicKey.export({ format: 'jwk' });
-  const bytes = (field: string | undefined) => Buffer.from(field!, 'base64url');
-  if (algorithm === 'ES256') {
-    return encodeCbor(
-      new Map<number, unknown>([
-        [1, 2],
-        [3, -7],
-        [-1, 1],
-        [-2, bytes(jwk.x)],
-        [-3, bytes(jwk.y)],
-      ]),
-    );
-  }
-  if (algorithm === 'EdDSA')
-    return encodeCbor(
-      new Map<number, unknown>([
-        [1, 1],
-        [3, -8],
-        [-1, 6],
-        [-2, bytes(jwk.x)],
-      ]),
-    );
-  return encodeCbor(
-    new Map<number, unknown>([
-      [1, 3],
-      [3, -257],
-      [-1, bytes(jwk.n)],
-      [-2, bytes(jwk.e)],
-    ]),
-  );
-}
-
-/** CBOR (RFC 8949) for what COSE keys and attestation objects hold: integers, strings, booleans, arrays, maps. */
-export function encodeCbor(value: unknown): Uint8Array {
-  const out: number[] = [];
-  write(value, out);
-  return Uint8Array.from(out);
-}
-
-function write(value: unknown, out: number[]): void {
-  if (typeof value === 'number' && Number.isInteger(value)) {
-    head(value >= 0 ? 0 : 1, value >= 0 ? value : -1 - value, out);
-  } else if (typeof value === 'boolean') {
-    out.push(value ? 0xf5 : 0xf4);
-  } else if (value instanceof Uint8Array || typeof value === 'string') {
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-    head(typeof value === 'string' ? 3 : 2, bytes.length, out);
-    out.push(...bytes);
-  } else if (Array.isArray(value)) {
-    head(4, value.length, out);
-    for (const item of value) write(item, out);
-  } else if (value instanceof Map) {
-    head(5, value.size, out);
-    for (const [key, item] of value) {
-      write(key, out);
-      write(item, out);
-    }
-  } else {
-    throw new Error(`encodeCbor: cannot encode ${typeof value}`);
-  }
-}
-
-/** A major type and its argument in the shortest form (RFC 8949 §3, §4.2.1). */
-function head(major: number, argument: number, out: number[]): void {
-  const type = major << 5;
-  if (argument < 24) out.push(type | argument);
-  else if (argument < 0x100) out.push(type | 24, argument);
-  else if (argument < 0x10000) out.push(type | 25, argument >> 8, argument & 0xff);
-  else out.push(type | 26, (argument >>> 24) & 0xff, (argument >> 16) & 0xff, (argument >> 8) & 0xff, argument & 0xff);
 }

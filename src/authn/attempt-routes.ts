@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { newId } from '../crypto/ids.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore, PersonAttemptRecord } from '../store/authn/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
@@ -72,13 +72,7 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number): Fast
         if (!(await store.getPerson(org.id, personId))) throw personNotFound();
         const cleared = await store.clearAuthnAttemptsOfPerson(org.id, personId);
         const at = now();
-        await store.recordAuditEvent({
-          id: newId('evt', at),
-          orgId: org.id,
-          type: 'authn.attempts_reset',
-          occurredAt: at,
-          data: { person_id: personId, counters: cleared, api_key_id: key.id },
-        });
+        await recordEvent(store, at, org.id, 'authn.attempts_reset', { person_id: personId, counters: cleared, api_key_id: key.id });
         return reply.code(204).send(null);
       },
     );

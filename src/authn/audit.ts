@@ -1,4 +1,4 @@
-import { newId } from '../crypto/ids.ts';
+import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 
 export type AttemptOutcome = 'success' | 'failure' | 'refused';
@@ -24,17 +24,11 @@ export interface AttemptRecordInput {
  */
 export async function recordAuthnAttempt(store: AuditStore, now: () => number, attempt: AttemptRecordInput): Promise<void> {
   const at = now();
-  await store.recordAuditEvent({
-    id: newId('evt', at),
-    orgId: attempt.orgId,
-    type: 'authn.attempt',
-    occurredAt: at,
-    data: {
-      method: attempt.method,
-      person_id: attempt.personId,
-      credential_id: attempt.credentialId,
-      outcome: attempt.outcome,
-      reason: attempt.reason,
-    },
+  await recordEvent(store, at, attempt.orgId, 'authn.attempt', {
+    method: attempt.method,
+    person_id: attempt.personId,
+    credential_id: attempt.credentialId,
+    outcome: attempt.outcome,
+    reason: attempt.reason,
   });
 }

@@ -9,8 +9,8 @@ import {
   verifyPassword,
   verifyWithoutCredential,
 } from '../credentials/password/index.ts';
-import { newId } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { CheckOutcome, LoginMethod } from './login-flow.ts';
@@ -66,11 +66,10 @@ async function upgradeIfWeak(orgId: string, credential: Credential, password: st
   const next = { params: { ...credential.params, password_hash: upgraded }, secret: { ...credential.secret, password_hash: upgraded } };
   if (!(await deps.store.updateCredentialIf(orgId, credential.id, credential.version, next))) return;
   const at = deps.now();
-  await deps.store.recordAuditEvent({
-    id: newId('evt', at),
-    orgId,
-    type: 'authn.password_upgraded',
-    occurredAt: at,
-    data: { person_id: credential.personId, credential_id: credential.id, from: old.function, to: 'argon2id' },
+  await recordEvent(deps.store, at, orgId, 'authn.password_upgraded', {
+    person_id: credential.personId,
+    credential_id: credential.id,
+    from: old.function,
+    to: 'argon2id',
   });
 }

@@ -1,4 +1,5 @@
 import { newId } from '../crypto/ids.ts';
+import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
@@ -39,12 +40,6 @@ export async function createPersonCredential(store: CredentialStore & AuditStore
   };
   if (!(await store.createCredential(credential))) return undefined;
   await store.clearAuthnAttemptsOfPerson(orgId, personId, type);
-  await store.recordAuditEvent({
-    id: newId('evt', at),
-    orgId,
-    type: 'credential.created',
-    occurredAt: at,
-    data: { person_id: personId, credential_id: credential.id, credential_type: type, ...audit },
-  });
+  await recordEvent(store, at, orgId, 'credential.created', { person_id: personId, credential_id: credential.id, credential_type: type, ...audit });
   return credential;
 }

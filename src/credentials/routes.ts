@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { newId } from '../crypto/ids.ts';
 import { ApiError, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import { validatorCompiler } from '../http/validation.ts';
+import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
@@ -118,13 +118,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
           throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
         }
         const at = now();
-        await store.recordAuditEvent({
-          id: newId('evt', at),
-          orgId: org.id,
-          type: 'credential.deleted',
-          occurredAt: at,
-          data: { person_id: personId, credential_id: credentialId, api_key_id: key.id },
-        });
+        await recordEvent(store, at, org.id, 'credential.deleted', { person_id: personId, credential_id: credentialId, api_key_id: key.id });
         return reply.code(204).send(null);
       },
     );

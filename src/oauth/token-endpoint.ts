@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { newId } from '../crypto/ids.ts';
+import { recordEvent } from '../store/audit/record-event.ts';
 import { StorageUnavailableError } from '../store/store.ts';
 import type { OAuthClient } from '../store/types.ts';
 import { authenticateClient } from './client-auth.ts';
@@ -75,18 +75,12 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
 
 async function record(deps: OAuthDeps, type: string, client: { id: string } | undefined, audit: AuditNotes, error: unknown): Promise<void> {
   const now = deps.now();
-  await deps.store.recordAuditEvent({
-    id: newId('evt', now),
-    orgId: audit.orgId!,
-    type,
-    occurredAt: now,
-    data: {
-      result: error === undefined ? 'granted' : 'refused',
-      client_id: client?.id ?? null,
-      subject: audit.subject ?? null,
-      actor: audit.actor ?? null,
-      requested_token_type: audit.requestedTokenType ?? null,
-      ...(error === undefined ? {} : { error: error instanceof OAuthError ? error.code : 'server_error' }),
-    },
+  await recordEvent(deps.store, now, audit.orgId!, type, {
+    result: error === undefined ? 'granted' : 'refused',
+    client_id: client?.id ?? null,
+    subject: audit.subject ?? null,
+    actor: audit.actor ?? null,
+    requested_token_type: audit.requestedTokenType ?? null,
+    ...(error === undefined ? {} : { error: error instanceof OAuthError ? error.code : 'server_error' }),
   });
 }

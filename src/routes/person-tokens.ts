@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
-import { newId } from '../crypto/ids.ts';
 import { invalidField, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { SCOPE_LIST_PATTERN, scopeSet } from '../oauth/scope.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
+import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
@@ -62,12 +62,12 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
         const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope, lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
         // Minting speaks for a person: who did it is worth a record.
         const at = now();
-        await store.recordAuditEvent({
-          id: newId('evt', at),
-          orgId: org.id,
-          type: 'person.token_minted',
-          occurredAt: at,
-          data: { person_id: person.id, api_key_id: key.id, expires_in: lifetimeSeconds, scope, may_act: body.may_act ?? null },
+        await recordEvent(store, at, org.id, 'person.token_minted', {
+          person_id: person.id,
+          api_key_id: key.id,
+          expires_in: lifetimeSeconds,
+          scope,
+          may_act: body.may_act ?? null,
         });
         return { result: { token, person_id: person.id, expires_in: lifetimeSeconds } };
       },

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from './config/service-config.ts';
 import type { CredentialType } from './credentials/credential-type.ts';
 import { credentialTypes } from './credentials/registry.ts';
+import type { Mailer } from './email/mailer.ts';
+import { openMailer } from './email/open-mailer.ts';
 import { buildApp } from './http/app.ts';
 import { KeyRing } from './oauth/keys/key-ring.ts';
 import { purgeExpiredTokens } from './oauth/tokens/purge.ts';
@@ -14,12 +16,16 @@ export interface RunningService {
   /** The address the service listens on, e.g. http://127.0.0.1:8080. */
   url: string;
   issuer: string;
+  /** How this instance sends email (TESSERA_SMTP_URL, or the development transport). */
+  mailer: Mailer;
   close(): Promise<void>;
 }
 
 export interface ServiceOptions {
   /** The credential types offered instead of the registered ones (tests of the routes bring their own). */
   credentialTypes?: readonly CredentialType[];
+  /** Show one-time codes in the development transport's log lines (the demo only). */
+  revealCodes?: boolean;
 }
 
 /** Opens the database (migrating it), builds the app and listens. */
@@ -32,6 +38,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // With port 0 the address is known only once listening; nothing is served before that.
     let issuer = config.issuer ?? '';
     app = await buildApp({ store, config, keys, issuer: () => issuer, credentialTypes: options.credentialTypes ?? credentialTypes });
+    const mailer = openMailer(config, app.log, { revealCodes: options.revealCodes === true });
+    app.log.info(`email: delivering through ${mailer.description}`);
     if (migrated.length > 0) app.log.info({ versions: migrated, database: description }, 'database migrated');
     if (!config.issuer && ['0.0.0.0', '::'].includes(config.host)) {
       app.log.warn('listening on all interfaces without TESSERA_ISSUER: tokens will name an unroutable issuer; set TESSERA_ISSUER to the public URL');
@@ -49,9 +57,11 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       store,
       url,
       issuer,
+      mailer,
       async close() {
         stopPurge();
         await running.close();
+        await mailer.close();
         await store.close();
       },
     };

@@ -9,6 +9,7 @@ export const organizationConfigDefaults: Readonly<OrganizationConfig> = Object.f
   svid_jwks_urls: {},
   allowed_spiffe_ids: [],
   email_sender: null,
+  email_sender_name: null,
   webauthn_rp_id: null,
   webauthn_origins: [],
   webauthn_refuse_clone_warning: false,

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
+import { isEmailAddress } from '../validation/email.ts';
 import { defaultDatabaseUrl, sqliteFile } from './data-dir.ts';
 
 /**
@@ -29,6 +30,13 @@ export const serviceVariables = {
     pattern: '^[0-9A-Fa-f.:/, ]{1,2048}$',
   },
   TESSERA_LOGINS_PER_SOURCE: { default: '4', rule: 'an integer from 0 (no bound) to 1000', pattern: '^(0|[1-9][0-9]{0,3})$' },
+  TESSERA_SMTP_URL: {
+    default: undefined,
+    rule: 'smtp://[user:password@]host[:port] or smtps://…, nothing after the port (percent-encode user and password)',
+    pattern: '^smtps?://[^\\s]{1,2048}$',
+  },
+  TESSERA_SMTP_FROM: { default: undefined, rule: 'an email address', pattern: '^.{3,254}$' },
+  TESSERA_SMTP_TIMEOUT: { default: '10000', rule: 'milliseconds from 100 to 120000', pattern: '^[1-9][0-9]{2,5}$' },
 } as const satisfies Record<string, { default: string | undefined; rule: string; pattern: string }>;
 
 type VariableName = keyof typeof serviceVariables;
@@ -53,6 +61,12 @@ export interface ServiceConfig {
   trustedProxies: string[];
   /** Password logins in flight at once from one client address; 0 for no bound. */
   loginsPerSource: number;
+  /** Where email goes; undefined: the development transport (the service log). Holds the password: never log it. */
+  smtpUrl: string | undefined;
+  /** Envelope sender and default From address; required with smtpUrl. */
+  smtpFrom: string | undefined;
+  /** Bound on sending one email, in milliseconds. */
+  smtpTimeoutMs: number;
 }
 
 /** A configuration that cannot start; the message names every variable at fault. */
@@ -93,6 +107,9 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   if (!trustedProxies.every(isAddressOrRange)) problems.push(`TESSERA_TRUSTED_PROXIES: must be ${serviceVariables.TESSERA_TRUSTED_PROXIES.rule}`);
   const loginsPerSource = Number(read('TESSERA_LOGINS_PER_SOURCE'));
   if (loginsPerSource > 1000) problems.push(`TESSERA_LOGINS_PER_SOURCE: must be ${serviceVariables.TESSERA_LOGINS_PER_SOURCE.rule}`);
+  problems.push(...smtpProblems(values));
+  const smtpTimeoutMs = Number(read('TESSERA_SMTP_TIMEOUT'));
+  if (smtpTimeoutMs > 120_000) problems.push(`TESSERA_SMTP_TIMEOUT: must be ${serviceVariables.TESSERA_SMTP_TIMEOUT.rule}`);
   const warnings: string[] = [];
   let secret = values.TESSERA_SECRET;
   if (!secret && !dev) problems.push('TESSERA_SECRET: is required (at least 32 characters) unless TESSERA_DEV=1');
@@ -114,9 +131,36 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
       databasePoolSize: poolSize,
       trustedProxies,
       loginsPerSource,
+      smtpUrl: values.TESSERA_SMTP_URL,
+      smtpFrom: values.TESSERA_SMTP_FROM,
+      smtpTimeoutMs,
     },
     warnings,
   };
+}
+
+/**
+ * What the pattern cannot say about the SMTP variables. Messages never quote the URL: it
+ * carries the SMTP password.
+ */
+function smtpProblems(values: Partial<Record<VariableName, string>>): string[] {
+  const problems: string[] = [];
+  const raw = values.TESSERA_SMTP_URL;
+  if (raw !== undefined && /^smtps?:\/\//.test(raw)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {}
+    if (!url?.hostname || (url.pathname !== '' && url.pathname !== '/') || url.search || url.hash || /%(?![0-9A-Fa-f]{2})/.test(raw)) {
+      problems.push(`TESSERA_SMTP_URL: must be ${serviceVariables.TESSERA_SMTP_URL.rule}`);
+    }
+    // The bounce address is needed by every mail server; guessing one would be refused or, worse, accepted.
+    if (values.TESSERA_SMTP_FROM === undefined) problems.push('TESSERA_SMTP_FROM: is required when TESSERA_SMTP_URL is set');
+  }
+  if (values.TESSERA_SMTP_FROM !== undefined && !isEmailAddress(values.TESSERA_SMTP_FROM)) {
+    problems.push(`TESSERA_SMTP_FROM: must be ${serviceVariables.TESSERA_SMTP_FROM.rule}`);
+  }
+  return problems;
 }
 
 /** An IP address, or one with a prefix length that fits it (10.0.0.0/8, fd00::/8). */

@@ -3,8 +3,9 @@ import { CodedError } from './coded-error.ts';
 
 /** An error of the service's JSON API; its message is safe to show to the caller. */
 export class ApiError extends CodedError<ApiErrorCode> {
-  constructor(code: ApiErrorCode, message: string, headers: Record<string, string> = {}) {
-    super('api', code, apiErrorStatus[code], message, { headers });
+  /** `cause` is for the log only (say, why a mail server refused); the caller sees `message`. */
+  constructor(code: ApiErrorCode, message: string, headers: Record<string, string> = {}, cause?: unknown) {
+    super('api', code, apiErrorStatus[code], message, cause === undefined ? { headers } : { headers, cause });
     this.name = 'ApiError';
   }
 }

@@ -1,6 +1,7 @@
 import { parseWorkloadSpiffeId } from '../oauth/spiffe/spiffe-id.ts';
 import type { OrganizationConfig } from '../store/types.ts';
 import { isEmailAddress } from '../validation/email.ts';
+import { unsafeCharacterProblem } from '../validation/unsafe-characters.ts';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -39,6 +40,12 @@ export function checkOrganizationConfig(config: OrganizationConfig, options: { d
   }
   if (config.email_sender !== null && !isEmailAddress(config.email_sender)) {
     return { field: 'email_sender', rule: 'must be an email address' };
+  }
+  if (config.email_sender_name !== null) {
+    // It becomes a mail header and part of the message: no line breaks, nothing invisible.
+    const unsafe = unsafeCharacterProblem(config.email_sender_name);
+    if (unsafe) return { field: 'email_sender_name', rule: unsafe };
+    if (config.email_sender_name.trim() !== config.email_sender_name) return { field: 'email_sender_name', rule: 'must not start or end with white space' };
   }
   return checkWebAuthnConfig(config);
 }

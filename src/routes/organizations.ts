@@ -34,6 +34,9 @@ export const ConfigView = Type.Object({
   }),
   allowed_spiffe_ids: Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 1000, uniqueItems: true }),
   email_sender: Type.Union([Type.String({ maxLength: 254 }), Type.Null()], { description: 'From address of verification emails' }),
+  email_sender_name: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], {
+    description: "Display name of verification emails' From header and their wording (null: the organisation's name)",
+  }),
   webauthn_rp_id: Type.Union([Type.String({ maxLength: 253 }), Type.Null()], {
     description: 'WebAuthn relying party id: the registrable domain passkeys are bound to (null: passkey login and registration are off)',
   }),

@@ -5,11 +5,13 @@ import { sqlCredentialStore } from './credentials/sql.ts';
 import { sqlOrganizationStore } from './organizations/sql.ts';
 import type { PartyDeletionStep } from './party-deletion.ts';
 import { sqlPersonStore } from './persons/sql.ts';
+import { sqlRateLimitStore } from './rate-limits/sql.ts';
 import { sqlSigningKeyStore } from './signing-keys/sql.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import type { Store, StoreConnection } from './store.ts';
 import { revokeTokensOfParty, sqlTokenStore } from './tokens/sql.ts';
 import { sqlTotpEnrolmentStore } from './totp-enrolments/sql.ts';
+import { sqlEmailVerificationStore } from './verifications/sql.ts';
 import { sqlWebAuthnChallengeStore } from './webauthn-challenges/sql.ts';
 
 /**
@@ -33,6 +35,8 @@ export function sqlStore(db: SqlDriver): Store {
     sqlAuthnAttemptStore(db),
     sqlWebAuthnChallengeStore(db),
     sqlTotpEnrolmentStore(db),
+    sqlEmailVerificationStore(db),
+    sqlRateLimitStore(db),
   );
   return store;
 }

@@ -4,9 +4,11 @@ import type { ClientStore } from './clients/store.ts';
 import type { CredentialStore } from './credentials/store.ts';
 import type { OrganizationStore } from './organizations/store.ts';
 import type { PersonStore } from './persons/store.ts';
+import type { RateLimitStore } from './rate-limits/store.ts';
 import type { SigningKeyStore } from './signing-keys/store.ts';
 import type { TokenStore } from './tokens/store.ts';
 import type { TotpEnrolmentStore } from './totp-enrolments/store.ts';
+import type { EmailVerificationStore } from './verifications/store.ts';
 import type { WebAuthnChallengeStore } from './webauthn-challenges/store.ts';
 
 export { ConflictError, type ConflictSubject, StorageUnavailableError } from './errors.ts';
@@ -39,4 +41,6 @@ export type Store = StoreConnection &
   CredentialStore &
   AuthnAttemptStore &
   WebAuthnChallengeStore &
-  TotpEnrolmentStore;
+  TotpEnrolmentStore &
+  EmailVerificationStore &
+  RateLimitStore;

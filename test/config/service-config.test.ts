@@ -21,6 +21,9 @@ describe('Service configuration', () => {
       databasePoolSize: 10,
       trustedProxies: [],
       loginsPerSource: 4,
+      smtpUrl: undefined,
+      smtpFrom: undefined,
+      smtpTimeoutMs: 10000,
     });
     assert.deepEqual(warnings, []);
   });
@@ -99,6 +102,36 @@ describe('Service configuration', () => {
     for (const bad of ['10.0.0.0/8/1', '10.0.0', 'fe80::/129', '1.2.3.4/']) {
       assert.throws(() => loadServiceConfig({ TESSERA_SECRET: SECRET, TESSERA_TRUSTED_PROXIES: bad }), /TESSERA_TRUSTED_PROXIES/, bad);
     }
+  });
+
+  it('reads the SMTP variables, and requires a sender with a URL', () => {
+    const smtp = (env: Record<string, string>) => loadServiceConfig({ TESSERA_SECRET: SECRET, ...env }).config;
+    const config = smtp({
+      TESSERA_SMTP_URL: 'smtp://mailer:p%40ss@mail.example.org:2525',
+      TESSERA_SMTP_FROM: 'tessera@example.org',
+      TESSERA_SMTP_TIMEOUT: '2500',
+    });
+    assert.equal(config.smtpUrl, 'smtp://mailer:p%40ss@mail.example.org:2525');
+    assert.equal(config.smtpFrom, 'tessera@example.org');
+    assert.equal(config.smtpTimeoutMs, 2500);
+    assert.throws(() => smtp({ TESSERA_SMTP_URL: 'smtps://mail.example.org' }), /TESSERA_SMTP_FROM: is required when TESSERA_SMTP_URL is set/);
+    for (const bad of ['http://mail.example.org', 'smtp://', 'smtp://mail.example.org/path', 'smtp://mail.example.org?x=1', 'smtp://u:100%@mail.example.org']) {
+      assert.throws(
+        () => smtp({ TESSERA_SMTP_URL: bad, TESSERA_SMTP_FROM: 'tessera@example.org' }),
+        (e: unknown) => e instanceof ConfigError && /TESSERA_SMTP_URL: must be smtp:\/\//.test(e.message),
+        bad,
+      );
+    }
+    assert.throws(() => smtp({ TESSERA_SMTP_FROM: 'Tessera <t@example.org>' }), /TESSERA_SMTP_FROM: must be an email address/);
+    assert.throws(() => smtp({ TESSERA_SMTP_TIMEOUT: '99' }), /TESSERA_SMTP_TIMEOUT: must be milliseconds from 100 to 120000/);
+    assert.throws(() => smtp({ TESSERA_SMTP_TIMEOUT: '120001' }), /TESSERA_SMTP_TIMEOUT/);
+  });
+
+  it('never quotes the SMTP password in a configuration error', () => {
+    assert.throws(
+      () => loadServiceConfig({ TESSERA_SECRET: SECRET, TESSERA_SMTP_URL: 'smtp://mailer:hunter2-secret@mail.example.org/x', TESSERA_SMTP_FROM: 'x' }),
+      (e: unknown) => e instanceof ConfigError && !e.message.includes('hunter2'),
+    );
   });
 
   it('documents every variable in docs/configuration.md', () => {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { logMailer } from '../../src/email/log-mailer.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -35,6 +36,7 @@ export async function startFrozenService(backend: Backend, clock: TestClock): Pr
     store,
     url,
     issuer: url,
+    mailer: logMailer({ log: app.log, from: 'tessera@localhost.invalid' }),
     async close() {
       await app.close();
       await store.close();

@@ -53,6 +53,7 @@ for (const backend of backends()) {
         svid_jwks_urls: {},
         allowed_spiffe_ids: [],
         email_sender: null,
+        email_sender_name: null,
         webauthn_rp_id: null,
         webauthn_origins: [],
         webauthn_refuse_clone_warning: false,
@@ -65,12 +66,16 @@ for (const backend of backends()) {
         },
       });
       assert.equal(patched.status, 200);
-      const ceiling = await t.call('PATCH', '/organizations/config', { as: org, body: { token_lifetime_ceiling: 900, email_sender: 'noreply@example.org' } });
+      const ceiling = await t.call('PATCH', '/organizations/config', {
+        as: org,
+        body: { token_lifetime_ceiling: 900, email_sender: 'noreply@example.org', email_sender_name: 'Example Helpdesk' },
+      });
       assert.deepEqual(ceiling.body.result, {
         token_lifetime_ceiling: 900,
         svid_jwks_urls: { 'prod.example.org': 'https://spire.example.org/keys' },
         allowed_spiffe_ids: ['spiffe://prod.example.org/ns/default/sa/gateway'],
         email_sender: 'noreply@example.org',
+        email_sender_name: 'Example Helpdesk',
         webauthn_rp_id: null,
         webauthn_origins: [],
         webauthn_refuse_clone_warning: false,
@@ -129,6 +134,19 @@ for (const backend of backends()) {
       ['a sender that is no address', { email_sender: 'Tessera' }, /^body\.email_sender: must be an email address$/],
       ['a sender with a zero-width space', { email_sender: 'no-reply\u200b@example.org' }, /^body\.email_sender: must be an email address$/],
       ['a sender with a mixed-script A-label', { email_sender: 'no-reply@xn--pypal-4ve.com' }, /^body\.email_sender: must be an email address$/],
+      ['an empty sender name', { email_sender_name: '' }, /^body\.email_sender_name: must NOT have fewer than 1 characters$/],
+      [
+        'a sender name with a line break',
+        { email_sender_name: 'Help\r\nBcc: x@example.org' },
+        /^body\.email_sender_name: must not contain control or format characters/,
+      ],
+      [
+        'a sender name with a bidirectional override',
+        { email_sender_name: 'Help\u202edesk' },
+        /^body\.email_sender_name: must not contain control or format characters/,
+      ],
+      ['a sender name with trailing space', { email_sender_name: 'Helpdesk ' }, /^body\.email_sender_name: must not start or end with white space$/],
+      ['a sender name too long', { email_sender_name: 'x'.repeat(101) }, /^body\.email_sender_name: must NOT have more than 100 characters$/],
       ['an RP id with a scheme', { webauthn_rp_id: 'https://example.com' }, /^body\.webauthn_rp_id: must be a registrable domain/],
       ['an RP id in capitals', { webauthn_rp_id: 'Example.com' }, /^body\.webauthn_rp_id: must be a registrable domain/],
       ['an RP id that is an IP address', { webauthn_rp_id: '192.168.0.1' }, /^body\.webauthn_rp_id: must be a registrable domain/],

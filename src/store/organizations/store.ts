@@ -6,7 +6,10 @@ export interface OrganizationConfig {
   /** SPIFFE trust domain → JWKS URL of its JWT-SVID signing keys. */
   svid_jwks_urls: Record<string, string>;
   allowed_spiffe_ids: string[];
+  /** From address of verification emails; null: TESSERA_SMTP_FROM. */
   email_sender: string | null;
+  /** Display name of verification emails' From header; null: the organisation's name. */
+  email_sender_name: string | null;
   /** The WebAuthn relying party id (a registrable domain) passkeys are bound to; null: passkeys are off. */
   webauthn_rp_id: string | null;
   /** The https origins (http only for localhost) whose pages may run a WebAuthn ceremony. */

@@ -20,6 +20,45 @@ export type HashJob =
   | { kind: 'crypt-blowfish'; password: Uint8Array; salt: Uint8Array; cost: number; mode: KeySetupMode }
   | { kind: 'pbkdf2'; digest: Pbkdf2Digest; password: Uint8Array; salt: Uint8Array; iterations: number; keyLength: number };
 
+/**
+ * A copy of `job` whose byte fields own exactly their bytes. A small Buffer is a view on a
+ * shared 64 KiB slab, and posting a view copies its whole buffer to the other thread — with
+ * whatever other requests (their passwords) left in the slab. Exact copies, transferred, carry
+ * only this job's bytes, and the caller's copy does not go with them.
+ */
+export function detachedJob(job: HashJob): { job: HashJob; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  const own = (bytes: Uint8Array) => {
+    const copy = new Uint8Array(bytes);
+    transfer.push(copy.buffer);
+    return copy;
+  };
+  switch (job.kind) {
+    case 'argon2': {
+      const { message, nonce, secret, associatedData, ...sizes } = job.inputs;
+      const inputs = {
+        ...sizes,
+        message: own(message),
+        nonce: own(nonce),
+        ...(secret ? { secret: own(secret) } : {}),
+        ...(associatedData ? { associatedData: own(associatedData) } : {}),
+      };
+      return { job: { ...job, inputs }, transfer };
+    }
+    case 'bcrypt':
+      return { job: { ...job, password: own(job.password) }, transfer };
+    case 'crypt-blowfish':
+      return { job: { ...job, password: own(job.password), salt: own(job.salt) }, transfer };
+    case 'pbkdf2':
+      return { job: { ...job, password: own(job.password), salt: own(job.salt) }, transfer };
+  }
+}
+
+/** The password bytes of a job, to be cleared once it is done. */
+export function passwordOf(job: HashJob): Uint8Array {
+  return job.kind === 'argon2' ? job.inputs.message : job.password;
+}
+
 /** Does the work of `job` on the calling thread: seconds at the cost ceilings, so only on a hash thread. */
 export function computeHashJob(job: HashJob): Uint8Array {
   switch (job.kind) {

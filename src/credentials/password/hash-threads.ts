@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { HashJob } from './hash-job.ts';
+import { detachedJob, type HashJob } from './hash-job.ts';
 import type { HashReply, HashWorkerData } from './hash-worker.ts';
 
 const WORKER = new URL('./hash-worker.ts', import.meta.url);
@@ -35,9 +35,10 @@ export class HashThreads {
     const worker = this.#idle.pop() ?? this.#start();
     // A thread with a job keeps the process alive, as any pending I/O does; an idle one does not.
     worker.ref();
+    const detached = detachedJob(job);
     return new Promise((resolve, reject) => {
       this.#busy.set(worker, { resolve, reject });
-      worker.postMessage(job);
+      worker.postMessage(detached.job, detached.transfer);
     });
   }
 

@@ -1,6 +1,6 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { computeHashJob, type HashJob } from './hash-job.ts';
+import { computeHashJob, type HashJob, passwordOf } from './hash-job.ts';
 
 export interface HashWorkerData {
   /** The nice value this thread asks for (hash-threads.ts says why). */
@@ -22,10 +22,17 @@ if (process.platform === 'linux') {
 
 parentPort!.on('message', (job: HashJob) => {
   let reply: HashReply;
+  const transfer: ArrayBuffer[] = [];
   try {
-    reply = { digest: computeHashJob(job) };
+    // An exact copy back, for the same reason as detachedJob: a pooled result's slab holds
+    // earlier jobs' passwords (bcrypt's hashSync builds its string through one).
+    const digest = new Uint8Array(computeHashJob(job));
+    transfer.push(digest.buffer);
+    reply = { digest };
   } catch (error) {
     reply = { error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    passwordOf(job).fill(0);
   }
-  parentPort!.postMessage(reply);
+  parentPort!.postMessage(reply, transfer);
 });

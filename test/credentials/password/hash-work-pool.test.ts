@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
+import { detachedJob } from '../../../src/credentials/password/hash-job.ts';
 import { DEFAULT_HASH_THREAD_NICE, HashWorkPool } from '../../../src/credentials/password/hash-work-pool.ts';
 import { ApiError } from '../../../src/errors/api-error.ts';
 import { slowHashJob } from '../../helpers/authn.ts';
@@ -78,5 +79,21 @@ describe('HashWorkPool', () => {
     assert.throws(() => new HashWorkPool({ concurrency: 0 }), RangeError);
     assert.throws(() => new HashWorkPool({ maxQueued: -1 }), RangeError);
     assert.throws(() => new HashWorkPool({ nice: 20 }), RangeError);
+  });
+
+  it("regression: a hash job carried the whole 64 KiB Buffer slab to the thread, with other requests' passwords in it", async () => {
+    const pooled = Buffer.from('pw');
+    assert.ok(pooled.buffer.byteLength > 1024, 'a small Buffer is a view on a shared slab');
+    const { job, transfer } = detachedJob({ ...pbkdf2Job('x'), password: pooled });
+    assert.equal((job as { password: Uint8Array }).password.buffer.byteLength, 2, 'only its own bytes go');
+    assert.deepEqual(
+      transfer.map((buffer) => buffer.byteLength),
+      [2, 4],
+    );
+    assert.equal(pooled.toString(), 'pw', "the caller's bytes stay as they were");
+    const pool = new HashWorkPool({ concurrency: 1 });
+    const digest = await pool.run({ kind: 'bcrypt', password: Buffer.from('pw'), settings: '$2b$04$abcdefghijklmnopqrstuu' });
+    assert.equal(digest.buffer.byteLength, digest.length, 'and only the answer comes back');
+    await pool.close();
   });
 });

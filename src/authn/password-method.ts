@@ -32,15 +32,23 @@ export function passwordMethod(password: string, { store, pool, policy = OWASP_A
       await verifyWithoutCredential(password, pool, policy);
     },
     async check(_orgId, credentials): Promise<CheckOutcome> {
-      // A person has one password credential as a rule; should there be more, each is a candidate.
-      for (const credential of credentials) {
-        if (await verifyPassword(storedPasswordHash(credential), password, pool)) return { kind: 'success', credential, method: 'password' };
-      }
-      // A wrong password checked against an imported hash cheaper than the policy answers
-      // sooner than one checked at the policy's cost (or for an unknown handle): the time
-      // would tell who still has a legacy hash. Failures cost at least one policy-cost check.
-      if (credentials.every((credential) => isWeakerThanPolicy(storedPasswordHash(credential), policy))) {
-        await verifyWithoutCredential(password, pool, policy);
+      let judged = false;
+      try {
+        // A person has one password credential as a rule; should there be more, each is a candidate.
+        for (const credential of credentials) {
+          if (await verifyPassword(storedPasswordHash(credential), password, pool)) return { kind: 'success', credential, method: 'password' };
+          judged = true;
+        }
+        // A wrong password checked against an imported hash cheaper than the policy answers
+        // sooner than one checked at the policy's cost (or for an unknown handle): the time
+        // would tell who still has a legacy hash. Failures cost at least one policy-cost check.
+        if (credentials.every((credential) => isWeakerThanPolicy(storedPasswordHash(credential), policy))) {
+          await verifyWithoutCredential(password, pool, policy);
+        }
+      } catch (error) {
+        // Once a hash has said "wrong", a full queue afterwards must not take the attempt back
+        // (the login flow uncounts what throws): a 503 would then mean "wrong, and free".
+        if (!(judged && error instanceof ApiError && error.code === 'PASSWORD_CHECKS_BUSY')) throw error;
       }
       return { kind: 'failure', reason: 'wrong_secret' };
     },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { passwordMethod } from '../../src/authn/password-method.ts';
 import type { HashJob } from '../../src/credentials/password/hash-job.ts';
-import { HashWorkPool, hashPassword, OWASP_ARGON2ID_POLICY } from '../../src/credentials/password/index.ts';
+import { HashWorkPool, hashPassword, OWASP_ARGON2ID_POLICY, passwordChecksBusy } from '../../src/credentials/password/index.ts';
 import type { Credential } from '../../src/store/credentials/store.ts';
 
 /** A real pool that also counts the hash jobs it ran: the work a failed login costs. */
@@ -41,5 +41,27 @@ describe('Password logins: the cost of a wrong password', () => {
     const policyHash = await hashPassword('correct horse', new HashWorkPool(), OWASP_ARGON2ID_POLICY);
     assert.equal(await failedLoginJobs(policyHash), 1, 'a policy-strength hash: its own check is the policy cost');
     assert.equal(await failedLoginJobs(LEGACY), 2, 'a legacy hash: its check, then one at the policy cost');
+  });
+
+  it('regression: a wrong guess against a legacy hash went uncounted when the queue filled before the policy-cost check', async () => {
+    // The real check judges the guess, then the queue is full for the padding check: a pool
+    // whose second job is refused, as a burst from other callers would make it.
+    class SecondJobRefused extends HashWorkPool {
+      jobs = 0;
+      override run(job: HashJob): Promise<Uint8Array> {
+        this.jobs++;
+        return this.jobs === 2 ? Promise.reject(passwordChecksBusy(1)) : super.run(job);
+      }
+    }
+    const pool = new SecondJobRefused();
+    const method = passwordMethod('wrong guess', { store: {} as never, pool, now: Date.now });
+    assert.deepEqual(await method.check('org_1', [credential(LEGACY)]), { kind: 'failure', reason: 'wrong_secret' }, 'a judged guess is a failure, counted');
+    const refused = new SecondJobRefused();
+    refused.jobs = 1;
+    await assert.rejects(
+      passwordMethod('any', { store: {} as never, pool: refused, now: Date.now }).check('org_1', [credential(LEGACY)]),
+      /too many password checks/,
+      'nothing judged yet: the busy answer stands',
+    );
   });
 });

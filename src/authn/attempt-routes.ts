@@ -9,6 +9,7 @@ import type { AuthnAttemptStore, PersonAttemptRecord } from '../store/authn/stor
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import { decideAttempt } from './attempt-policy.ts';
+import { handleCounterSubjects } from './attempt-subject.ts';
 
 const PersonParams = Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) });
 const AttemptView = Type.Object({
@@ -28,7 +29,7 @@ type AttemptRouteStore = AuthnAttemptStore & PersonStore & OrganizationStore & A
  * holds against the person's handles, and the reset that NIST SP 800-63B expects after a
  * lock (the person proves who they are to the helpdesk; the helpdesk resets).
  */
-export function attemptRoutes(store: AttemptRouteStore, now: () => number): FastifyPluginAsyncTypebox {
+export function attemptRoutes(store: AttemptRouteStore, now: () => number, hashCode: (code: string) => string): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['authentication'];
@@ -48,9 +49,11 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number): Fast
       },
       async (request) => {
         const orgId = tenantOf(request).org.id;
-        if (!(await store.getPerson(orgId, request.params.person_id))) throw personNotFound();
+        const person = await store.getPerson(orgId, request.params.person_id);
+        if (!person) throw personNotFound();
+        const records = await store.listAuthnAttemptsOfPerson(orgId, person.id, handleCounterSubjects(orgId, person, hashCode));
         const at = now();
-        return { result: (await store.listAuthnAttemptsOfPerson(orgId, request.params.person_id)).map((record) => present(record, at)) };
+        return { result: records.map((record) => present(record, at)) };
       },
     );
 
@@ -69,8 +72,9 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number): Fast
       async (request, reply) => {
         const { org, key } = tenantOf(request);
         const personId = request.params.person_id;
-        if (!(await store.getPerson(org.id, personId))) throw personNotFound();
-        const cleared = await store.clearAuthnAttemptsOfPerson(org.id, personId);
+        const person = await store.getPerson(org.id, personId);
+        if (!person) throw personNotFound();
+        const cleared = await store.clearAuthnAttemptsOfPerson(org.id, personId, handleCounterSubjects(org.id, person, hashCode));
         const at = now();
         await recordEvent(store, at, org.id, 'authn.attempts_reset', { person_id: personId, counters: cleared, api_key_id: key.id });
         return reply.code(204).send(null);

@@ -1,5 +1,8 @@
 import type { AttemptCounter } from '../store/authn/store.ts';
-import type { Handle } from '../store/types.ts';
+import type { Handle, Person } from '../store/types.ts';
+
+/** The credential types attempts are counted for, each on its own counters. */
+export const COUNTED_CREDENTIAL_TYPES = ['password', 'totp', 'public-key'] as const;
 
 /** What an attempt was made with: whom the handle names (null: nobody) and which credential type it tried. */
 export interface AttemptTarget {
@@ -23,4 +26,20 @@ export interface AttemptTarget {
 export function attemptCounter({ orgId, handle, personId, credentialType }: AttemptTarget, hashCode: (code: string) => string): AttemptCounter {
   // Callers pass the canonical handle (validation/handle.ts), so every spelling counts as one.
   return { orgId, subject: `att_${hashCode(`${credentialType}:${handle.type}:${handle.value}`)}`, personId, credentialType };
+}
+
+/**
+ * The counters of a person's current handles, for the given types: what a reset must clear
+ * besides the counters last counted for the person, since a handle's counter may have been
+ * counted (and locked) before the handle named this person.
+ */
+export function handleCounterSubjects(
+  orgId: string,
+  person: Pick<Person, 'id' | 'handles'>,
+  hashCode: (code: string) => string,
+  credentialTypes: readonly string[] = COUNTED_CREDENTIAL_TYPES,
+): string[] {
+  return person.handles.flatMap((handle) =>
+    credentialTypes.map((credentialType) => attemptCounter({ orgId, handle, personId: person.id, credentialType }, hashCode).subject),
+  );
 }

@@ -33,7 +33,7 @@ export function authnRoutes({ store, issuer, reader, context, now, pool: given, 
     // Its threads end with the app; a pool passed in belongs to whoever made it.
     if (!given) app.addHook('onClose', () => pool.close());
     await app.register(enrolmentRoutes(store, reader, { store, context, now }));
-    await app.register(attemptRoutes(store, now));
+    await app.register(attemptRoutes(store, now, context.hashCode));
     const perSource = new LoginsPerSource(loginsPerSource);
     await app.register(loginRoutes({ store, flow, pool, perSource, context, now, ...(policy ? { policy } : {}) }));
   };

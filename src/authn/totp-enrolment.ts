@@ -6,6 +6,7 @@ import { ApiError, invalidField, personNotFound } from '../errors/api-error.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
+import type { PersonStore } from '../store/persons/store.ts';
 import type { TotpEnrolmentStore } from '../store/totp-enrolments/store.ts';
 import type { Enroller } from './enrolling-person.ts';
 import { withUsedStep } from './totp-spend.ts';
@@ -15,7 +16,7 @@ export const ENROLMENT_LIFETIME_MS = 10 * 60 * 1000;
 export const ENROLMENT_RECOVERY_CODES = 10;
 
 export interface TotpEnrolmentDeps {
-  store: TotpEnrolmentStore & CredentialStore & AuditStore & AuthnAttemptStore;
+  store: TotpEnrolmentStore & CredentialStore & AuditStore & AuthnAttemptStore & PersonStore;
   context: CredentialTypeContext;
   now: () => number;
 }
@@ -73,7 +74,7 @@ export async function confirmTotpEnrolment(enroller: Enroller, enrolmentId: stri
   const step = verifyTotp(code, pending, context, at);
   if (step === undefined) throw invalidField('body.code', "is not a current code of the enrolment's key");
   if (!(await store.spendTotpEnrolment(org.id, person.id, enrolmentId))) throw enrolmentNotFound();
-  const credential = await createPersonCredential(store, {
+  const credential = await createPersonCredential(store, context.hashCode, {
     orgId: org.id,
     personId: person.id,
     type: 'totp',

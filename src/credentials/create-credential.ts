@@ -1,8 +1,10 @@
+import { handleCounterSubjects } from '../authn/attempt-subject.ts';
 import { newId } from '../crypto/ids.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
+import type { PersonStore } from '../store/persons/store.ts';
 import type { CredentialTypeName, PreparedCredential } from './credential-type.ts';
 
 export interface NewCredential {
@@ -24,7 +26,11 @@ export interface NewCredential {
  * The person's attempt counters of this type start again: guesses made while the person had
  * no such credential could not have succeeded, and must not leave the new one locked.
  */
-export async function createPersonCredential(store: CredentialStore & AuditStore & AuthnAttemptStore, created: NewCredential): Promise<Credential | undefined> {
+export async function createPersonCredential(
+  store: CredentialStore & AuditStore & AuthnAttemptStore & PersonStore,
+  hashCode: (code: string) => string,
+  created: NewCredential,
+): Promise<Credential | undefined> {
   const { orgId, personId, type, label, prepared, audit, at } = created;
   const credential: Credential = {
     id: newId('crd', at),
@@ -39,7 +45,8 @@ export async function createPersonCredential(store: CredentialStore & AuditStore
     createdAt: at,
   };
   if (!(await store.createCredential(credential))) return undefined;
-  await store.clearAuthnAttemptsOfPerson(orgId, personId, type);
+  const person = await store.getPerson(orgId, personId);
+  if (person) await store.clearAuthnAttemptsOfPerson(orgId, personId, handleCounterSubjects(orgId, person, hashCode, [type]), type);
   await recordEvent(store, at, orgId, 'credential.created', { person_id: personId, credential_id: credential.id, credential_type: type, ...audit });
   return credential;
 }

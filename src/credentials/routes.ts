@@ -71,7 +71,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
         const type = byName.get(body.type) as CredentialType;
         // Bad params throw invalidField here, before anything is stored.
         const prepared = await type.prepare(body.params, context);
-        const credential = await createPersonCredential(store, {
+        const credential = await createPersonCredential(store, context.hashCode, {
           orgId: org.id,
           personId,
           type: type.type,

@@ -80,6 +80,29 @@ for (const backend of backends()) {
       assert.equal(events.body.result.at(-1).data.counters, 1);
     });
 
+    it('regression: a handle locked before it named anyone stayed locked for the person it later named, past a reset and a new credential', async () => {
+      const email = `new.hire.${Math.random().toString(36).slice(2)}@example.com`;
+      const guess = () => login(t, org, '/authn/totp', { handle: { type: 'email_address', value: email }, code: '000000' });
+      for (let i = 0; i < MAX_CONSECUTIVE_FAILURES; i++) {
+        clock.at += MAX_DELAY_MS;
+        await guess();
+      }
+      clock.at += MAX_DELAY_MS;
+      assert.equal((await guess()).status, 429);
+      const created = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: email }] } });
+      const personId: string = created.body.result.id;
+      const listed = await t.call('GET', `/persons/${personId}/authn-attempts`, { as: org });
+      assert.deepEqual(
+        listed.body.result.map((r: Record<string, unknown>) => [r.credential_type, r.state]),
+        [['totp', 'locked']],
+        "the administrator sees the lock on the person's handle",
+      );
+      await importCredential(t, org, personId, 'totp', { key_uri: keyUriOf(VECTOR!), recovery_codes_total: 0, unused_recovery_codes: [] });
+      clock.at = VECTOR!.unix_seconds * 1000;
+      const first = await login(t, org, '/authn/totp', { handle: { type: 'email_address', value: email }, code: VECTOR!.code });
+      assert.equal(first.status, 200, 'the new credential is not locked by guesses made before the person existed');
+    });
+
     it('shows a delayed counter with its wait, and a new credential of a type starts that type again', async () => {
       const person = await twoHandledPerson();
       for (let i = 0; i < 5; i++) await person.withTotp(person.emails[0]!, '000000');

@@ -49,7 +49,7 @@ for (const backend of backends()) {
         return true;
       });
       assert.deepEqual(
-        (await store.listAuthnAttemptsOfPerson(org.orgId, person.id)).map((record) => record.failures),
+        (await store.listAuthnAttemptsOfPerson(org.orgId, person.id, [])).map((record) => record.failures),
         [0],
         'the attempt was counted before the check and taken back',
       );

@@ -84,7 +84,7 @@ export async function finishRegistration(
   if (existing.some((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id === credentialId)) {
     throw new ApiError('CONFLICT', 'body.response: this passkey is already registered for the person');
   }
-  const credential = await createPersonCredential(store, {
+  const credential = await createPersonCredential(store, deps.hashCode, {
     orgId: org.id,
     personId,
     type: 'public-key',

@@ -34,24 +34,33 @@ export function sqlAuthnAttemptStore(db: SqlDriver): AuthnAttemptStore {
       await db.run('DELETE FROM authn_attempts WHERE org_id = $1 AND subject = $2', [orgId, subject]);
     },
 
-    async listAuthnAttemptsOfPerson(orgId, personId): Promise<PersonAttemptRecord[]> {
+    async listAuthnAttemptsOfPerson(orgId, personId, subjects): Promise<PersonAttemptRecord[]> {
+      const { where, parameters } = ofPerson(orgId, personId, subjects);
       const rows = await db.all<{ credential_type: string; failures: number | string; last_attempt_at: number | string }>(
-        `SELECT credential_type, failures, last_attempt_at FROM authn_attempts WHERE org_id = $1 AND person_id = $2
+        `SELECT credential_type, failures, last_attempt_at FROM authn_attempts WHERE ${where}
          ORDER BY credential_type, last_attempt_at DESC, subject`,
-        [orgId, personId],
+        parameters,
       );
       return rows.map((row) => ({ credentialType: row.credential_type, failures: Number(row.failures), lastAttemptAt: time(row.last_attempt_at) }));
     },
 
-    clearAuthnAttemptsOfPerson(orgId, personId, credentialType): Promise<number> {
-      return credentialType === undefined
-        ? db.run('DELETE FROM authn_attempts WHERE org_id = $1 AND person_id = $2', [orgId, personId])
-        : db.run('DELETE FROM authn_attempts WHERE org_id = $1 AND person_id = $2 AND credential_type = $3', [orgId, personId, credentialType]);
+    clearAuthnAttemptsOfPerson(orgId, personId, subjects, credentialType): Promise<number> {
+      const { where, parameters } = ofPerson(orgId, personId, subjects);
+      if (credentialType === undefined) return db.run(`DELETE FROM authn_attempts WHERE ${where}`, parameters);
+      return db.run(`DELETE FROM authn_attempts WHERE ${where} AND credential_type = $${parameters.length + 1}`, [...parameters, credentialType]);
     },
   };
 }
 
+/** The rows of a person: counted for them, or of one of their handles' subjects ($n placeholders, either dialect). */
+function ofPerson(orgId: string, personId: string, subjects: readonly string[]): { where: string; parameters: string[] } {
+  const listed = subjects.map((_, i) => `$${i + 3}`).join(', ');
+  const where = `org_id = $1 AND (person_id = $2${subjects.length > 0 ? ` OR subject IN (${listed})` : ''})`;
+  return { where, parameters: [orgId, personId, ...subjects] };
+}
+
 /** A party-deletion step: a deleted person's counters go with them (party-deletion.ts). */
 export function forgetAttemptsOfParty(tx: SqlExecutor, orgId: string, partyId: string): Promise<number> {
-  return tx.run('DELETE FROM authn_attempts WHERE org_id = $1 AND person_id = $2', [orgId, partyId]);
+  // subject = the id: a counter of the per-person kind, from before migration 7.
+  return tx.run('DELETE FROM authn_attempts WHERE org_id = $1 AND (person_id = $2 OR subject = $2)', [orgId, partyId]);
 }

@@ -42,8 +42,12 @@ export interface AuthnAttemptStore {
   uncountAuthnAttempt(orgId: string, subject: string): Promise<void>;
   /** After a success: the count starts again from zero. */
   clearAuthnAttempts(orgId: string, subject: string): Promise<void>;
-  /** The counters last counted for the person's handles, by credential type then newest first. */
-  listAuthnAttemptsOfPerson(orgId: string, personId: string): Promise<PersonAttemptRecord[]>;
-  /** An administrator's reset, or a new credential's (of one type): how many counters were removed. */
-  clearAuthnAttemptsOfPerson(orgId: string, personId: string, credentialType?: string): Promise<number>;
+  /**
+   * A person's counters, by credential type then newest first: those last counted for the
+   * person, and those named by `subjects` — the counters of the person's current handles, which
+   * may have been counted (even locked) before the handle named them.
+   */
+  listAuthnAttemptsOfPerson(orgId: string, personId: string, subjects: readonly string[]): Promise<PersonAttemptRecord[]>;
+  /** An administrator's reset, or a new credential's (of one type): the same counters, removed; how many. */
+  clearAuthnAttemptsOfPerson(orgId: string, personId: string, subjects: readonly string[], credentialType?: string): Promise<number>;
 }

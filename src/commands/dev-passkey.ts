@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import { type SavedAuthenticator, SoftwareAuthenticator } from '../dev/software-authenticator.ts';
 import { type Command, parseOptions, UsageError } from './command.ts';
@@ -36,16 +36,29 @@ For development only: a real passkey's private key never leaves its authenticato
     let response: unknown;
     let authenticator: SoftwareAuthenticator;
     if (action === 'register') {
+      if (existsSync(options.key))
+        throw new UsageError(`--key ${options.key}: already exists; a new passkey would replace the one in it (choose another file, or delete it)`);
       authenticator = new SoftwareAuthenticator();
       response = authenticator.register({ challenge: ceremony.challenge, rpId: ceremony.rpId, origin: options.origin, userId: ceremony.userId });
     } else {
       authenticator = SoftwareAuthenticator.restore(JSON.parse(readFileSync(options.key, 'utf8')) as SavedAuthenticator);
       response = authenticator.assert({ challenge: ceremony.challenge, rpId: ceremony.rpId, origin: options.origin });
     }
-    writeFileSync(options.key, `${JSON.stringify(authenticator.save())}\n`, { mode: 0o600 });
+    keepPrivately(options.key, `${JSON.stringify(authenticator.save())}\n`);
     process.stdout.write(`${JSON.stringify(response)}\n`);
   },
 };
+
+/**
+ * Writes the passkey beside its file and renames it over: the private key is never in a file
+ * of another mode (a file's mode is set only when it is created), and a crash mid-write
+ * leaves the previous passkey whole.
+ */
+function keepPrivately(path: string, content: string): void {
+  const next = `${path}.${process.pid}.tmp`;
+  writeFileSync(next, content, { mode: 0o600, flag: 'wx' });
+  renameSync(next, path);
+}
 
 /** The fields used from creation options (rp.id, user.id) or request options (rpId). */
 function readOptions(input: string): { challenge: string; rpId: string; userId?: string } {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LoginsPerSource } from '../../src/authn/logins-per-source.ts';
+import { LoginsPerSource, sourceOf } from '../../src/authn/logins-per-source.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
@@ -21,6 +21,19 @@ describe('LoginsPerSource', () => {
     assert.throws(() => bound.enter('192.0.2.1'), ApiError, 'leaving twice counts out once');
     for (const leave of [leaves[1]!, again, other]) leave();
     assert.equal(bound.sources, 0);
+  });
+
+  it('counts an IPv6 /64 as one source, and an IPv4-mapped address as its IPv4 address', () => {
+    assert.equal(sourceOf('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+    assert.equal(sourceOf('2001:0db8:0001:0002:ffff:ffff:ffff:ffff'), '2001:db8:1:2::/64');
+    assert.equal(sourceOf('2001:db8::5'), '2001:db8:0:0::/64');
+    assert.equal(sourceOf('::1'), '0:0:0:0::/64');
+    assert.equal(sourceOf('::ffff:192.0.2.7'), '192.0.2.7');
+    assert.equal(sourceOf('192.0.2.7'), '192.0.2.7');
+    const bound = new LoginsPerSource(1);
+    bound.enter('2001:db8:1:2::1');
+    assert.throws(() => bound.enter('2001:db8:1:2:ffff::9'), ApiError, 'another address of the same /64');
+    bound.enter('2001:db8:1:3::1');
   });
 
   it('is off at 0, and refuses a nonsense limit', () => {

@@ -31,9 +31,7 @@ export async function enrollingPerson(
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const org = await organizationOf(request, store);
-    const match = /^Bearer ([^\s]+)$/i.exec(authorization);
-    if (!match) throw new ApiError('UNAUTHENTICATED', 'header Authorization: must be Bearer and a person JWT');
-    const person = await personOfToken(match[1]!, org, store, reader);
+    const person = await personOfBearer(authorization, org, store, reader);
     if (personId !== undefined) throw invalidField('body.person_id', 'is not allowed with a person JWT: the token names the person');
     return { org, person, apiKeyId: null };
   }
@@ -45,7 +43,14 @@ export async function enrollingPerson(
   return { org, person, apiKeyId: key.id };
 }
 
-async function personOfToken(value: string, org: Organization, store: PersonStore, reader: TokenReader): Promise<Person> {
+/**
+ * The person an `Authorization: Bearer <person JWT>` header names: a JWT of this service and
+ * organisation held by the person itself (not a client's token, not a delegated one).
+ */
+export async function personOfBearer(authorization: string, org: Organization, store: PersonStore, reader: TokenReader): Promise<Person> {
+  const match = /^Bearer ([^\s]+)$/i.exec(authorization);
+  if (!match) throw new ApiError('UNAUTHENTICATED', 'header Authorization: must be Bearer and a person JWT');
+  const value = match[1]!;
   const refused = (why: string) => new ApiError('UNAUTHENTICATED', `header Authorization: the token ${why}`);
   let token: Awaited<ReturnType<TokenReader['jwt']>>;
   try {

@@ -29,6 +29,7 @@ export const apiErrorStatus = {
   SHUTTING_DOWN: 503,
   INTERNAL_ERROR: 500,
   PASSWORD_CHECKS_BUSY: 503,
+  IDENTITY_SOURCE_UNAVAILABLE: 503,
 } as const satisfies Record<string, number>;
 export type ApiErrorCode = keyof typeof apiErrorStatus;
 
@@ -79,3 +80,22 @@ export const gatewayErrorStatus = {
   GATEWAY_INTERNAL_ERROR: 500,
 } as const satisfies Record<string, number>;
 export type GatewayErrorCode = keyof typeof gatewayErrorStatus;
+
+/**
+ * The SCIM server's own answers (/scim/v2), as RFC 7644 §3.12 Error bodies. The codes that
+ * are RFC 7644 scimType values are sent as `scimType`; the others only set `status`. Errors
+ * the SCIM scope shares with the API (bad JSON, body too large, database down) keep their
+ * API status and message but are written in the SCIM format.
+ */
+export const scimErrorStatus = {
+  invalidFilter: 400,
+  invalidPath: 400,
+  invalidSyntax: 400,
+  invalidValue: 400,
+  mutability: 400,
+  noTarget: 400,
+  unauthorized: 401,
+  notFound: 404,
+  uniqueness: 409,
+} as const satisfies Record<string, number>;
+export type ScimErrorCode = keyof typeof scimErrorStatus;

@@ -1,8 +1,9 @@
 /**
- * Which wire format answers an error: the service API's envelope, RFC 6749's JSON, or the
- * gateway's envelope. Error handlers branch on this, never on the class or the status.
+ * Which wire format answers an error: the service API's envelope, RFC 6749's JSON, the
+ * gateway's envelope, or RFC 7644's SCIM Error. Error handlers branch on this, never on the
+ * class or the status.
  */
-export type ErrorFamily = 'api' | 'oauth' | 'gateway';
+export type ErrorFamily = 'api' | 'oauth' | 'gateway' | 'scim';
 
 export interface CodedErrorOptions {
   /** Extra response headers, e.g. Retry-After or a WWW-Authenticate challenge. */

@@ -4,6 +4,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { authnRoutes } from '../authn/routes.ts';
 import { webauthnRoutes } from '../authn/webauthn/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
+import { connectionRoutes } from '../connections/routes.ts';
+import { connectionSecretBox } from '../connections/sealing.ts';
 import { credentialTypeContext } from '../credentials/context.ts';
 import type { CredentialType } from '../credentials/credential-type.ts';
 import { credentialTypes as registeredCredentialTypes } from '../credentials/registry.ts';
@@ -20,6 +22,7 @@ import { opsRoutes } from '../routes/ops.ts';
 import { organizationRoutes } from '../routes/organizations.ts';
 import { personTokenRoutes } from '../routes/person-tokens.ts';
 import { personRoutes } from '../routes/persons.ts';
+import { SCIM_PREFIX, scimServer } from '../scim/plugin.ts';
 import type { Store } from '../store/store.ts';
 import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
@@ -121,5 +124,7 @@ export async function buildApp({
   );
   await app.register(webauthnRoutes({ store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now }));
   await app.register(auditRoutes(store));
+  await app.register(connectionRoutes({ store, box: connectionSecretBox(config.secret), issuer, dev: config.dev, now }));
+  await app.register(scimServer({ store, issuer, now }), { prefix: SCIM_PREFIX });
   return app;
 }

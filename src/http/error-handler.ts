@@ -22,6 +22,8 @@ const conflictMessages: Record<ConflictError['subject'], (e: ConflictError) => s
   api_key_name: () => 'body.name: this organisation already has an API key with this name',
   person_handle: (e) => `body.handles: ${e.handle?.type} ${e.handle?.value} is already used by another person of this organisation`,
   secret: () => 'a generated secret collided; retry the request',
+  connection_name: () => 'body.name: this organisation already has a connection with this name',
+  identity_user_name: () => 'userName: another identity of this connection has this userName',
 };
 
 /** fastify's own refusals that the envelope names with a code of its own. */

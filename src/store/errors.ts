@@ -1,6 +1,6 @@
 import type { Handle } from './persons/store.ts';
 
-export type ConflictSubject = 'organization_name' | 'api_key_name' | 'person_handle' | 'secret';
+export type ConflictSubject = 'organization_name' | 'api_key_name' | 'person_handle' | 'secret' | 'connection_name' | 'identity_user_name';
 
 /** A write broke a uniqueness rule; nothing of it was kept. */
 export class ConflictError extends Error {

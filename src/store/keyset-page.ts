@@ -2,7 +2,7 @@ import type { SqlExecutor } from './sql-driver.ts';
 import type { Page, PageRequest } from './types.ts';
 
 /** Tables listed per organisation in id order (ids are time-ordered, so this is creation order). */
-export type ListedTable = 'api_keys' | 'persons' | 'oauth_clients' | 'audit_events' | 'credentials';
+export type ListedTable = 'api_keys' | 'persons' | 'oauth_clients' | 'audit_events' | 'credentials' | 'identity_connections';
 
 /** An optional equality filter on one trusted column name (a person's credentials: person_id). */
 export interface PageFilter {

@@ -1,7 +1,9 @@
 import { sqlAuditStore } from './audit/sql.ts';
 import { forgetAttemptsOfParty, sqlAuthnAttemptStore } from './authn/sql.ts';
 import { sqlClientStore } from './clients/sql.ts';
+import { sqlConnectionStore } from './connections/sql.ts';
 import { sqlCredentialStore } from './credentials/sql.ts';
+import { sqlIdentityStore } from './identities/sql.ts';
 import { sqlOrganizationStore } from './organizations/sql.ts';
 import type { PartyDeletionStep } from './party-deletion.ts';
 import { sqlPersonStore } from './persons/sql.ts';
@@ -37,6 +39,8 @@ export function sqlStore(db: SqlDriver): Store {
     sqlTotpEnrolmentStore(db),
     sqlEmailVerificationStore(db),
     sqlRateLimitStore(db),
+    sqlConnectionStore(db),
+    sqlIdentityStore(db),
   );
   return store;
 }

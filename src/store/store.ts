@@ -1,7 +1,9 @@
 import type { AuditStore } from './audit/store.ts';
 import type { AuthnAttemptStore } from './authn/store.ts';
 import type { ClientStore } from './clients/store.ts';
+import type { ConnectionStore } from './connections/store.ts';
 import type { CredentialStore } from './credentials/store.ts';
+import type { IdentityStore } from './identities/store.ts';
 import type { OrganizationStore } from './organizations/store.ts';
 import type { PersonStore } from './persons/store.ts';
 import type { RateLimitStore } from './rate-limits/store.ts';
@@ -43,4 +45,6 @@ export type Store = StoreConnection &
   WebAuthnChallengeStore &
   TotpEnrolmentStore &
   EmailVerificationStore &
-  RateLimitStore;
+  RateLimitStore &
+  ConnectionStore &
+  IdentityStore;

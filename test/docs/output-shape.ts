@@ -53,7 +53,7 @@ function endOfJson(text: string, start: number): number | undefined {
   return undefined;
 }
 
-const ID_PREFIX = /^(Bearer )?(org|per|cli|key|evt|tat|tsk|tsi|tcs|crd)_/;
+const ID_PREFIX = /^(Bearer )?(org|per|cli|key|evt|tat|tsk|tsi|tcs|crd|con|idn|tscim)_/;
 /** Keys whose values are new on every run whatever they look like. */
 const VOLATILE_KEYS = new Set(['kid', 'jti', 'x', 'y', 'next_cursor', 'prev_cursor', 'last_cursor']);
 /** Seconds since the epoch: only the type is compared. */

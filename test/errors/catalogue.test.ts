@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { apiErrorStatus, gatewayErrorStatus, oauthErrorStatus } from '../../src/errors/catalogue.ts';
+import { apiErrorStatus, gatewayErrorStatus, oauthErrorStatus, scimErrorStatus } from '../../src/errors/catalogue.ts';
 
 const docs = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 const srcDir = new URL('../../src', import.meta.url).pathname;
@@ -15,13 +15,13 @@ function sources(dir: string): string[] {
 
 /**
  * Every code src/ answers with, read where errors are made: `new ApiError('X'`,
- * `new GatewayError('X'`, `oauthError('x'`, `new OAuthError('x'`, a code chosen by a
+ * `new GatewayError('X'`, `new ScimError('x'`, `oauthError('x'`, `new OAuthError('x'`, a code chosen by a
  * condition (`? 'X' : 'Y'`), a table row or its fallback (`KEY: ['X', 'message']`, `?? ['X', …]`) and the OAuth serializer's
  * fallback (`error: 'server_error'`). The catalogue file itself is not a use.
  */
 function answeredCodes(): Set<string> {
   const sites = [
-    /new (?:ApiError|GatewayError|OAuthError)\('([A-Za-z_]+)'/g,
+    /new (?:ApiError|GatewayError|OAuthError|ScimError)\('([A-Za-z_]+)'/g,
     /oauthError\('([a-z_]+)'/g,
     /\? '([A-Z_]{4,})' : '([A-Z_]{4,})'/g,
     /(?::|\?\?) \['([A-Z][A-Z_]+)', ['`]/g,
@@ -53,6 +53,7 @@ const families = [
   { name: 'service API', heading: 'Error codes', statuses: apiErrorStatus as Record<string, number> },
   { name: 'OAuth', heading: 'OAuth errors', statuses: oauthErrorStatus as Record<string, number> },
   { name: 'gateway', heading: 'Gateway errors', statuses: gatewayErrorStatus as Record<string, number> },
+  { name: 'SCIM', heading: 'SCIM errors', statuses: scimErrorStatus as Record<string, number> },
 ];
 
 describe('Error catalogue', () => {

@@ -1,6 +1,7 @@
 import { after, before, describe } from 'node:test';
 import { organizationConfigDefaults } from '../../src/config/defaults.ts';
 import { newId } from '../../src/crypto/ids.ts';
+import type { IdentityConnection } from '../../src/store/connections/store.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { ApiKey, OAuthClient, OpaqueToken, Organization, OrganizationConfig, Person, SigningKey } from '../../src/store/types.ts';
@@ -99,4 +100,17 @@ export function client(orgId: string): OAuthClient {
 /** When each token was revoked (undefined: gone), read through the token store. */
 export function revokedAt(store: Pick<Store, 'findToken'>, ...tokens: OpaqueToken[]): Promise<(number | null | undefined)[]> {
   return Promise.all(tokens.map(async (t) => (await store.findToken(t.hash))?.revokedAt));
+}
+
+export function connection(orgId: string, name = newId('n'), type: IdentityConnection['type'] = 'scim'): IdentityConnection {
+  return {
+    id: newId('con'),
+    orgId,
+    name,
+    type,
+    tokenHash: type === 'scim' ? newId('hash') : null,
+    baseUrl: type === 'scim' ? null : 'https://idp.example/scim/v2',
+    sealedBearerToken: type === 'scim' ? null : 'v1.sealed',
+    createdAt: Date.now(),
+  };
 }

@@ -1,0 +1,45 @@
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { ConnectionStore } from '../store/connections/store.ts';
+import type { IdentityStore } from '../store/identities/store.ts';
+import { type PullOptions, ScimPullClient } from './scim-pull-client.ts';
+
+/** An identity as verification needs it: where the code goes, and whether it may still verify. */
+export interface DirectoryIdentity {
+  identityId: string;
+  /** As the directory holds it (case kept); null when the identity has no email. */
+  email: string | null;
+  active: boolean;
+  displayName: string | null;
+}
+
+export type IdentityRef = { identityId: string } | { email: string };
+
+/**
+ * The one question verification asks of a connection: who is this identity now? For a
+ * `scim` connection the answer is what the provider last pushed; for `scim_pull` the provider
+ * is asked at that moment, so a removal is seen before any push. undefined: the connection or
+ * the identity does not exist (deleted, or never there). Throws ApiError
+ * IDENTITY_SOURCE_UNAVAILABLE (503, Retry-After) when the provider cannot be read: the
+ * caller must then fail closed.
+ */
+export interface IdentityDirectory {
+  lookup(orgId: string, connectionId: string, by: IdentityRef): Promise<DirectoryIdentity | undefined>;
+}
+
+export function identityDirectory(store: ConnectionStore & IdentityStore, box: SecretBox, pull: PullOptions = {}): IdentityDirectory {
+  const client = new ScimPullClient(pull);
+  return {
+    async lookup(orgId, connectionId, by) {
+      const connection = await store.getConnection(orgId, connectionId);
+      if (!connection) return undefined;
+      if (connection.type === 'scim_pull') {
+        return client.lookup(connection.baseUrl ?? '', box.open(connection.sealedBearerToken ?? ''), by);
+      }
+      const condition = 'identityId' in by ? { attribute: 'id' as const, value: by.identityId } : { attribute: 'email' as const, value: by.email };
+      const {
+        items: [identity],
+      } = await store.findIdentities(orgId, connectionId, { conditions: [condition], offset: 0, count: 1 });
+      return identity && { identityId: identity.id, email: identity.email, active: identity.active, displayName: identity.displayName };
+    },
+  };
+}

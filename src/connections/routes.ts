@@ -1,0 +1,146 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { ApiError, invalidField } from '../errors/api-error.ts';
+import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
+import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
+import type { AuditStore } from '../store/audit/store.ts';
+import type { ConnectionStore, IdentityConnection } from '../store/connections/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
+import { recordDirectoryEvent } from './audit.ts';
+import { baseUrlProblem, ConnectionParams, ConnectionView, CreatedConnection, NewConnection, presentConnection, ScimToken } from './schemas.ts';
+
+export interface ConnectionRoutesDeps {
+  store: ConnectionStore & OrganizationStore & AuditStore;
+  /** Seals scim_pull bearer tokens (connections/sealing.ts). */
+  box: SecretBox;
+  issuer: () => string;
+  dev: boolean;
+  now: () => number;
+}
+
+const notFound = () => new ApiError('NOT_FOUND', 'path.connection_id: no connection of this organisation has this id');
+
+/** /organizations/connections: identity connections of the organisation; admin key only. */
+export function connectionRoutes({ store, box, issuer, dev, now }: ConnectionRoutesDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', requireApiKey(store, ['admin']));
+    const tags = ['connections'];
+    const security = [{ orgId: [], apiKey: [] }];
+    const present = (c: IdentityConnection) => presentConnection(c, `${issuer()}/scim/v2`);
+
+    app.post(
+      '/organizations/connections',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Connect an identity directory (a scim connection returns its scim_token, shown once)',
+          body: NewConnection,
+          response: { 201: Envelope(CreatedConnection), ...commonErrors },
+        },
+      },
+      async (request, reply) => {
+        const { org } = tenantOf(request);
+        const { name, type, base_url, bearer_token } = request.body;
+        if (type === 'scim') {
+          if (base_url !== undefined) throw invalidField('body.base_url', 'is only for type scim_pull');
+          if (bearer_token !== undefined) throw invalidField('body.bearer_token', 'is only for type scim_pull');
+        } else {
+          if (base_url === undefined) throw invalidField('body.base_url', 'is required for type scim_pull');
+          if (bearer_token === undefined) throw invalidField('body.bearer_token', 'is required for type scim_pull');
+          const problem = baseUrlProblem(base_url, dev);
+          if (problem) throw invalidField('body.base_url', problem);
+        }
+        const token = type === 'scim' ? newSecret('tscim') : undefined;
+        const at = now();
+        const connection: IdentityConnection = {
+          id: newId('con', at),
+          orgId: org.id,
+          name,
+          type,
+          tokenHash: token ? hashSecret(token) : null,
+          // Stored without a trailing slash, so `${baseUrl}/Users` is always one slash.
+          baseUrl: base_url?.replace(/\/+$/, '') ?? null,
+          sealedBearerToken: bearer_token ? box.seal(bearer_token) : null,
+          createdAt: at,
+        };
+        await store.createConnection(connection);
+        await recordDirectoryEvent(store, now, org.id, 'connection.created', { connection_id: connection.id, name, type });
+        return reply.code(201).send({ result: { ...present(connection), ...(token ? { scim_token: token } : {}) } });
+      },
+    );
+
+    app.get(
+      '/organizations/connections',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'List connections (never their tokens)',
+          querystring: PageQuery,
+          response: { 200: ListEnvelope(ConnectionView), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const page = await store.listConnections(tenantOf(request).org.id, pageRequest('connections', request.query));
+        return listResponse('connections', request.query.limit, page, present);
+      },
+    );
+
+    app.get(
+      '/organizations/connections/:connection_id',
+      { schema: { tags, security, summary: 'Read a connection', params: ConnectionParams, response: { 200: Envelope(ConnectionView), ...commonErrors } } },
+      async (request) => {
+        const connection = await store.getConnection(tenantOf(request).org.id, request.params.connection_id);
+        if (!connection) throw notFound();
+        return { result: present(connection) };
+      },
+    );
+
+    app.delete(
+      '/organizations/connections/:connection_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Delete a connection and every identity it holds',
+          params: ConnectionParams,
+          response: { 204: Type.Null(), ...commonErrors },
+        },
+      },
+      async (request, reply) => {
+        const { org } = tenantOf(request);
+        if (!(await store.deleteConnection(org.id, request.params.connection_id))) throw notFound();
+        await recordDirectoryEvent(store, now, org.id, 'connection.deleted', { connection_id: request.params.connection_id });
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/organizations/connections/:connection_id/scim-token',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "Rotate a scim connection's token (the old one stops working at once)",
+          params: ConnectionParams,
+          response: { 200: Envelope(ScimToken), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const { org } = tenantOf(request);
+        const connection = await store.getConnection(org.id, request.params.connection_id);
+        if (!connection) throw notFound();
+        if (connection.type !== 'scim')
+          throw new ApiError('CONFLICT', 'path.connection_id: a scim_pull connection has no scim_token; recreate it to change its bearer_token');
+        const token = newSecret('tscim');
+        if (!(await store.replaceConnectionToken(org.id, connection.id, hashSecret(token)))) throw notFound();
+        await recordDirectoryEvent(store, now, org.id, 'connection.scim_token_rotated', { connection_id: connection.id });
+        return { result: { scim_token: token } };
+      },
+    );
+  };
+}

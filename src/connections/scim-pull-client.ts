@@ -1,0 +1,99 @@
+import { request } from 'undici';
+import { ApiError } from '../errors/api-error.ts';
+import { identityFields, isObject } from '../scim/user-resource.ts';
+import type { DirectoryIdentity, IdentityRef } from './identity-directory.ts';
+
+export interface PullOptions {
+  /** The whole exchange, headers and body: verification waits on it. */
+  timeoutMs?: number;
+}
+
+const MAX_BODY_BYTES = 1_048_576;
+const RETRY_AFTER_SECONDS = '5';
+
+/**
+ * Reads one User from a provider's SCIM API (type scim_pull). Every failure to get a usable
+ * answer (unreachable, a timeout, a status other than 200 or a 404 by id, a body that is not
+ * a SCIM User or ListResponse) is IDENTITY_SOURCE_UNAVAILABLE, never "not found": a provider
+ * that is down must not read as a provider that removed nobody.
+ */
+export class ScimPullClient {
+  readonly #timeoutMs: number;
+
+  constructor({ timeoutMs = 3000 }: PullOptions = {}) {
+    this.#timeoutMs = timeoutMs;
+  }
+
+  async lookup(baseUrl: string, token: string, by: IdentityRef): Promise<DirectoryIdentity | undefined> {
+    if ('identityId' in by) {
+      const { status, body } = await this.#get(baseUrl, token, `/Users/${encodeURIComponent(by.identityId)}`, [200, 404]);
+      return status === 404 ? undefined : toIdentity(body);
+    }
+    // The work email first (Entra's form); a provider that cannot filter on it (Okta filters
+    // only userName, externalId and id) answers 400, and userName, often the email, is asked.
+    const quoted = JSON.stringify(by.email);
+    let answer = await this.#get(baseUrl, token, `/Users?filter=${encodeURIComponent(`emails[type eq "work"].value eq ${quoted}`)}`, [200, 400]);
+    if (answer.status === 400) answer = await this.#get(baseUrl, token, `/Users?filter=${encodeURIComponent(`userName eq ${quoted}`)}`, [200]);
+    const resources = isObject(answer.body) && Array.isArray(answer.body.Resources) ? answer.body.Resources : undefined;
+    if (!resources) throw unavailable('its answer to a filter is not a SCIM ListResponse');
+    // The provider's filter semantics are not ours to trust: the email itself must match.
+    return resources.map(toIdentity).find((identity) => identity.email?.toLowerCase() === by.email.toLowerCase());
+  }
+
+  async #get(baseUrl: string, token: string, path: string, accepted: number[]): Promise<{ status: number; body: unknown }> {
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(`${baseUrl}${path}`, {
+        method: 'GET',
+        headers: { authorization: `Bearer ${token}`, accept: 'application/scim+json, application/json' },
+        signal,
+      });
+      status = response.statusCode;
+      if (!accepted.includes(status)) {
+        await response.body.dump();
+        throw unavailable(`it answered HTTP ${status}`);
+      }
+      text = await readBounded(response.body);
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw unavailable(signal.aborted ? `it did not answer within ${this.#timeoutMs} ms` : 'it could not be reached', error);
+    }
+    if (status === 404) return { status, body: undefined };
+    try {
+      return { status, body: JSON.parse(text) };
+    } catch (error) {
+      throw unavailable('its answer is not JSON', error);
+    }
+  }
+}
+
+async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw unavailable(`its answer is larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Read leniently: a provider's resource may carry attributes this server would refuse on push. */
+function toIdentity(resource: unknown): DirectoryIdentity {
+  if (!isObject(resource) || typeof resource.id !== 'string') throw unavailable('its answer is not a SCIM User');
+  const active = resource.active === undefined || resource.active === true || String(resource.active).toLowerCase() === 'true';
+  const emails = Array.isArray(resource.emails) ? resource.emails.filter(isObject) : [];
+  const name = isObject(resource.name) ? resource.name : undefined;
+  const fields = identityFields({ ...resource, active, emails, name });
+  return { identityId: resource.id, email: fields.email, active: fields.active, displayName: fields.displayName };
+}
+
+function unavailable(why: string, cause?: unknown): ApiError {
+  const error = new ApiError('IDENTITY_SOURCE_UNAVAILABLE', `connection: the identity provider could not be read (${why}); retry later`, {
+    'retry-after': RETRY_AFTER_SECONDS,
+  });
+  if (cause !== undefined) Object.defineProperty(error, 'cause', { value: cause });
+  return error;
+}

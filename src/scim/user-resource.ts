@@ -1,0 +1,148 @@
+import type { Identity } from '../store/identities/store.ts';
+import { ScimError } from './errors.ts';
+import {
+  type AttributeDef,
+  ENTERPRISE_SCHEMA,
+  enterpriseAttributes,
+  findAttribute,
+  ignoredMembers,
+  isSchemaUrn,
+  USER_SCHEMA,
+  userAttributes,
+} from './schema.ts';
+
+const MAX_STRING = 1024;
+const MAX_VALUES = 100;
+/** An extension the server has no schema for is kept as sent, within this size. */
+const MAX_EXTENSION_BYTES = 16_384;
+
+type Attributes = Record<string, unknown>;
+
+/**
+ * Checks a User resource (a POST or PUT body, or the result of a PATCH) against the schema and
+ * returns its attributes in canonical form: names as the schema spells them, null and empty
+ * values dropped (RFC 7643 §2.5: unassigned), string booleans ("True", Entra) made booleans,
+ * bare Enterprise attributes (Entra's top-level `department`, `manager`) moved into their
+ * extension, read-only members and `password` dropped. Unknown attributes are refused.
+ */
+export function normaliseUser(body: unknown): Attributes {
+  if (!isObject(body)) throw new ScimError('invalidSyntax', 'body: must be a JSON object (a SCIM User resource)');
+  if ('schemas' in body && (!Array.isArray(body.schemas) || !body.schemas.every((s) => typeof s === 'string'))) {
+    throw new ScimError('invalidSyntax', 'schemas: must be an array of schema URNs');
+  }
+  const out: Attributes = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (ignoredMembers.has(key)) continue;
+    if (key.toLowerCase() === ENTERPRISE_SCHEMA.toLowerCase()) {
+      if (value === null) continue;
+      if (!isObject(value)) throw new ScimError('invalidValue', `${ENTERPRISE_SCHEMA}: must be an object`);
+      const ext = complex(ENTERPRISE_SCHEMA, value, enterpriseAttributes);
+      if (Object.keys(ext).length > 0) out[ENTERPRISE_SCHEMA] = { ...(out[ENTERPRISE_SCHEMA] as object), ...ext };
+      continue;
+    }
+    const def = findAttribute(userAttributes, key);
+    if (def) {
+      const v = attribute(def.name, def, value);
+      if (v !== undefined && def.returned !== 'never' && def.mutability !== 'readOnly') out[def.name] = v;
+      continue;
+    }
+    const enterprise = findAttribute(enterpriseAttributes, key);
+    if (enterprise) {
+      const v = attribute(enterprise.name, enterprise, value);
+      if (v !== undefined) out[ENTERPRISE_SCHEMA] = { ...(out[ENTERPRISE_SCHEMA] as object), [enterprise.name]: v };
+      continue;
+    }
+    if (isSchemaUrn(key) && isObject(value)) {
+      if (JSON.stringify(value).length > MAX_EXTENSION_BYTES) throw new ScimError('invalidValue', `${key}: is larger than ${MAX_EXTENSION_BYTES} bytes`);
+      out[key] = value;
+      continue;
+    }
+    if (isSchemaUrn(key) && value === null) continue;
+    throw new ScimError('invalidSyntax', `${key}: is not an attribute of the User schema (${USER_SCHEMA}) or its Enterprise extension`);
+  }
+  if (typeof out.userName !== 'string') throw new ScimError('invalidValue', 'userName: is required (a non-empty string)');
+  out.active ??= true;
+  return out;
+}
+
+function attribute(at: string, def: AttributeDef, value: unknown): unknown {
+  if (value === null) return undefined;
+  if (def.multiValued) {
+    const list = Array.isArray(value) ? value : [value];
+    if (list.length > MAX_VALUES) throw new ScimError('invalidValue', `${at}: must have at most ${MAX_VALUES} values`);
+    const items = list.map((item, i) => single(`${at}[${i}]`, def, item)).filter((item) => item !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  // Entra sends the single-valued `manager` as a one-element array (fixtures, quirk E8).
+  if (Array.isArray(value) && value.length === 1 && def.type === 'complex') return single(at, def, value[0]);
+  return single(at, def, value);
+}
+
+function single(at: string, def: AttributeDef, value: unknown): unknown {
+  if (value === null) return undefined;
+  switch (def.type) {
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      // Entra's default disable sends "False" (fixtures, quirk E2).
+      if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+      throw new ScimError('invalidValue', `${at}: must be a boolean`);
+    case 'complex': {
+      if (!isObject(value)) throw new ScimError('invalidValue', `${at}: must be an object`);
+      const parts = complex(at, value, def.subAttributes ?? []);
+      return Object.keys(parts).length > 0 ? parts : undefined;
+    }
+    default: {
+      if (typeof value !== 'string') throw new ScimError('invalidValue', `${at}: must be a string`);
+      const max = def.maxLength ?? MAX_STRING;
+      if (value.length > max) throw new ScimError('invalidValue', `${at}: must be at most ${max} characters`);
+      if (def.required && value.trim() === '') throw new ScimError('invalidValue', `${at}: must not be empty`);
+      return value;
+    }
+  }
+}
+
+function complex(at: string, value: Attributes, subs: readonly AttributeDef[]): Attributes {
+  const out: Attributes = {};
+  for (const [key, v] of Object.entries(value)) {
+    const sub = findAttribute(subs, key);
+    if (!sub) throw new ScimError('invalidSyntax', `${at}.${key}: is not a sub-attribute of ${at}`);
+    const normal = sub.type === 'complex' ? attribute(`${at}.${sub.name}`, sub, v) : single(`${at}.${sub.name}`, sub, v);
+    if (normal !== undefined) out[sub.name] = normal;
+  }
+  return out;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What the store lifts out of the attributes: the fields verification and filters read. */
+export function identityFields(attributes: Attributes): Pick<Identity, 'userName' | 'externalId' | 'email' | 'active' | 'displayName'> {
+  const emails = (attributes.emails as { value?: string; type?: string; primary?: boolean }[] | undefined)?.filter((e) => typeof e.value === 'string') ?? [];
+  const email = emails.find((e) => e.type?.toLowerCase() === 'work') ?? emails.find((e) => e.primary === true) ?? emails[0];
+  const name = attributes.name as Record<string, string> | undefined;
+  const joined = [name?.givenName, name?.familyName].filter(Boolean).join(' ');
+  return {
+    userName: attributes.userName as string,
+    externalId: (attributes.externalId as string | undefined) ?? null,
+    email: email?.value ?? null,
+    active: attributes.active !== false,
+    displayName: (attributes.displayName as string | undefined) || name?.formatted || joined || null,
+  };
+}
+
+/** The User as GET answers it: id and meta added, schemas listed from what it holds. */
+export function presentUser(identity: Identity, baseUrl: string): Attributes {
+  const extensions = Object.keys(identity.attributes).filter((key) => key.startsWith('urn:'));
+  return {
+    schemas: [USER_SCHEMA, ...extensions],
+    id: identity.id,
+    ...identity.attributes,
+    meta: {
+      resourceType: 'User',
+      created: new Date(identity.createdAt).toISOString(),
+      lastModified: new Date(identity.updatedAt).toISOString(),
+      location: `${baseUrl}/Users/${identity.id}`,
+    },
+  };
+}

@@ -37,8 +37,17 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     await keys.init();
     // With port 0 the address is known only once listening; nothing is served before that.
     let issuer = config.issuer ?? '';
-    app = await buildApp({ store, config, keys, issuer: () => issuer, credentialTypes: options.credentialTypes ?? credentialTypes });
-    const mailer = openMailer(config, app.log, { revealCodes: options.revealCodes === true });
+    let opened: Mailer | undefined;
+    app = await buildApp({
+      store,
+      config,
+      keys,
+      issuer: () => issuer,
+      credentialTypes: options.credentialTypes ?? credentialTypes,
+      openMailer: (log) => (opened = openMailer(config, log, { revealCodes: options.revealCodes === true })),
+    });
+    if (!opened) throw new TypeError('buildApp did not open the mailer');
+    const mailer = opened;
     app.log.info(`email: delivering through ${mailer.description}`);
     if (migrated.length > 0) app.log.info({ versions: migrated, database: description }, 'database migrated');
     if (!config.issuer && ['0.0.0.0', '::'].includes(config.host)) {

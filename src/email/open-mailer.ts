@@ -4,7 +4,7 @@ import type { Mailer, MailLog } from './mailer.ts';
 import { smtpMailer } from './smtp-mailer.ts';
 
 /** Stands in for TESSERA_SMTP_FROM in the development transport's log lines, where it is optional. */
-const DEVELOPMENT_FROM = 'tessera@localhost.invalid';
+export const DEVELOPMENT_FROM = 'tessera@localhost.invalid';
 
 /**
  * The transport the configuration asks for: SMTP when TESSERA_SMTP_URL is set, else the

@@ -4,12 +4,16 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { authnRoutes } from '../authn/routes.ts';
 import { webauthnRoutes } from '../authn/webauthn/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
+import { identityDirectory } from '../connections/identity-directory.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { connectionSecretBox } from '../connections/sealing.ts';
 import { credentialTypeContext } from '../credentials/context.ts';
 import type { CredentialType } from '../credentials/credential-type.ts';
 import { credentialTypes as registeredCredentialTypes } from '../credentials/registry.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
+import { logMailer } from '../email/log-mailer.ts';
+import type { Mailer, MailLog } from '../email/mailer.ts';
+import { DEVELOPMENT_FROM } from '../email/open-mailer.ts';
 import type { KeyRing } from '../oauth/keys/key-ring.ts';
 import { registerMetadata } from '../oauth/metadata.ts';
 import { oauthEndpoints } from '../oauth/plugin.ts';
@@ -24,6 +28,8 @@ import { personTokenRoutes } from '../routes/person-tokens.ts';
 import { personRoutes } from '../routes/persons.ts';
 import { SCIM_PREFIX, scimServer } from '../scim/plugin.ts';
 import type { Store } from '../store/store.ts';
+import { verificationHasher } from '../verification/code.ts';
+import { helpdeskVerificationRoutes, integrationVerificationRoutes } from '../verification/routes.ts';
 import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { validatorCompiler } from './validation.ts';
@@ -35,6 +41,8 @@ export interface AppOptions {
   /** The public base URL; read per request, since with port 0 it is known only after listening. */
   issuer: () => string;
   now?: () => number;
+  /** Opens the mailer with the app's logger; by default the development transport (the log, codes masked). */
+  openMailer?: (log: MailLog) => Mailer;
   /** The credential types offered; by default those of src/credentials/registry.ts. */
   credentialTypes?: readonly CredentialType[];
 }
@@ -49,6 +57,7 @@ export async function buildApp({
   issuer,
   now = Date.now,
   credentialTypes = registeredCredentialTypes,
+  openMailer = (log) => logMailer({ log, from: DEVELOPMENT_FROM }),
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
@@ -85,6 +94,7 @@ export async function buildApp({
         securitySchemes: {
           orgId: { type: 'apiKey', in: 'header', name: 'Service-OrgID', description: 'The organisation addressed' },
           apiKey: { type: 'apiKey', in: 'header', name: 'Service-API-Key', description: 'An API key of that organisation' },
+          personJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A person JWT of this service (a login's or mint-token's)" },
         },
       },
     },
@@ -126,5 +136,14 @@ export async function buildApp({
   await app.register(auditRoutes(store));
   await app.register(connectionRoutes({ store, box: connectionSecretBox(config.secret), issuer, dev: config.dev, now }));
   await app.register(scimServer({ store, issuer, now }), { prefix: SCIM_PREFIX });
+  const verification = {
+    store,
+    directory: identityDirectory(store, connectionSecretBox(config.secret)),
+    mailer: openMailer(app.log),
+    hasher: verificationHasher(config.secret),
+    now,
+  };
+  await app.register(integrationVerificationRoutes(verification));
+  await app.register(helpdeskVerificationRoutes(verification, deps.reader));
   return app;
 }

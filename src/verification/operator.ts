@@ -1,0 +1,22 @@
+import { ApiError } from '../errors/api-error.ts';
+import type { PersonStore } from '../store/persons/store.ts';
+import type { Person } from '../store/types.ts';
+import { canonicalEmailAddress } from '../validation/email.ts';
+
+/** Spec §5.4: an operator is a console person of the organisation who holds the verifier role. */
+export function isVerifier(person: Person | undefined): person is Person {
+  return person?.console === true && person.roles.includes('verifier');
+}
+
+/**
+ * The person an integration's `operator.email` names, who must be a verifier (else 403). The
+ * answer is the same whether the address names nobody or someone without the role, so an
+ * integration cannot use it to learn who works in the console.
+ */
+export async function operatorPerson(store: PersonStore, orgId: string, email: string): Promise<Person> {
+  const person = await store.findPersonByHandle(orgId, { type: 'email_address', value: canonicalEmailAddress(email) });
+  if (!isVerifier(person)) {
+    throw new ApiError('FORBIDDEN', 'body.operator.email: does not name a console person of the organisation holding the verifier role');
+  }
+  return person;
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { backends } from '../helpers/backends.ts';
+import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+import { codeFrom, type SmtpListener, startSmtpListener } from '../helpers/smtp.ts';
+import { type ScimTenant, scimTenant } from '../scim/scim-helpers.ts';
+import { type Door, doorsOf } from './doors.ts';
+
+const long = 'x'.repeat(300);
+
+for (const backend of backends()) {
+  describe(`Email verification: bad input and limits, on ${backend.name}`, () => {
+    let smtp: SmtpListener;
+    let t: TestService;
+    let org: TestOrg;
+    let scim: ScimTenant;
+
+    before(async () => {
+      smtp = await startSmtpListener();
+      t = await startTestService(backend, { TESSERA_SMTP_URL: smtp.url, TESSERA_SMTP_FROM: 'verify@example.org' });
+      org = await t.org();
+      scim = await scimTenant(t, org);
+    });
+    after(async () => {
+      await t.close();
+      await smtp.close();
+    });
+
+    const started = async (door: Door) => {
+      const email = `p.${Math.random().toString(36).slice(2)}@example.com`;
+      const created = await scim.call('POST', '/Users', {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: email,
+        emails: [{ value: email, type: 'work' }],
+      });
+      const response = await door.initiate({ connection_id: scim.connectionId, identity_id: created.body.id });
+      assert.equal(response.status, 201, JSON.stringify(response.body));
+      return { id: response.body.result.verification_id as string, code: codeFrom(await smtp.nextMessage()) };
+    };
+
+    it('refuses every bad field of initiate and verify with a 400 naming it, and stores nothing', async () => {
+      const { doors, operators } = await doorsOf(t, org);
+      const [integration] = doors;
+      const initiates: [Record<string, unknown>, string][] = [
+        [{}, 'body'],
+        [{ connection_id: 7, identity_id: 'x' }, 'body.connection_id'],
+        [{ connection_id: '', identity_id: 'x' }, 'body.connection_id'],
+        [{ connection_id: long, identity_id: 'x' }, 'body.connection_id'],
+        [{ connection_id: scim.connectionId, identity_id: '' }, 'body.identity_id'],
+        [{ connection_id: scim.connectionId, identity_id: long }, 'body.identity_id'],
+        [{ connection_id: scim.connectionId, email: 42 }, 'body.email'],
+        [{ connection_id: scim.connectionId, email: `${long}@example.com` }, 'body.email'],
+        [{ connection_id: scim.connectionId, identity_id: 'x', to: 'attacker@example.com' }, 'body'],
+      ];
+      for (const [body, field] of initiates) {
+        const response = await integration!.initiate(body);
+        assert.equal(response.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(response.body)}`);
+        assert.ok(response.body.errors[0].message.startsWith(field), `${response.body.errors[0].message} names ${field}`);
+      }
+      const good = { verification_id: 'evf_1', connection_id: scim.connectionId, code: '123456' };
+      const operator = { email: operators.verifier, assertion: 'integration_asserted' };
+      const verifies: [Record<string, unknown>, string][] = [
+        [{ ...good, verification_id: undefined, operator }, 'body'],
+        [{ ...good, verification_id: '', operator }, 'body.verification_id'],
+        [{ ...good, verification_id: long, operator }, 'body.verification_id'],
+        [{ ...good, code: 123456, operator }, 'body.code'],
+        [{ ...good, code: '12345a', operator }, 'body.code'],
+        [{ ...good, code: '１２３４５６', operator }, 'body.code'],
+        [{ ...good, code: '1234567', operator }, 'body.code'],
+        [{ ...good, connection_id: undefined, operator }, 'body'],
+        [good, 'body'],
+        [{ ...good, operator: { email: 'not an email', assertion: 'integration_asserted' } }, 'body.operator.email'],
+        [{ ...good, operator: { email: operators.verifier } }, 'body.operator'],
+        [{ ...good, operator: { ...operator, assertion: 'trust_me' } }, 'body.operator.assertion'],
+        [{ ...good, operator: { ...operator, role: 'admin' } }, 'body.operator'],
+        [{ ...good, operator, verified: true }, 'body'],
+      ];
+      for (const [body, field] of verifies) {
+        const response = await t.call('POST', '/integrations/email-verifications/verify', {
+          as: { 'service-orgid': org.orgId, 'service-api-key': (await doorsOf(t, org)).integrationKey },
+          body,
+        });
+        assert.equal(response.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(response.body)}`);
+        assert.ok(response.body.errors[0].message.startsWith(field), `${response.body.errors[0].message} names ${field}`);
+      }
+      assert.equal(smtp.messages.length, 0, 'no email went anywhere');
+    });
+
+    it('fifty concurrent wrong codes count five, and then the verification answers 429', async () => {
+      const { doors, operators } = await doorsOf(t, org);
+      const { id, code } = await started(doors[0]!);
+      const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => doors[0]!.verify({ verification_id: id, connection_id: scim.connectionId, code: wrong }, operators.verifier)),
+      );
+      assert.equal(answers.filter((a) => a.status === 200 && a.body.result.verified === false).length, 5, JSON.stringify(answers.map((a) => a.status)));
+      assert.equal((await t.service.store.getEmailVerification(org.orgId, id))?.attempts, 5);
+      const right = await doors[0]!.verify({ verification_id: id, connection_id: scim.connectionId, code }, operators.verifier);
+      assert.equal(right.status, 429);
+    });
+
+    it('limits one operator to 30 attempts a minute across verifications: 429 with Retry-After', async () => {
+      const { doors, operators } = await doorsOf(t, org);
+      // Four wrong codes each on eight verifications: none closes, so every attempt reaches the limit.
+      const targets: Awaited<ReturnType<typeof started>>[] = [];
+      for (let i = 0; i < 8; i++) targets.push(await started(doors[1]!));
+      let limited: Awaited<ReturnType<Door['verify']>> | undefined;
+      let judged = 0;
+      for (let i = 0; i < 32 && !limited; i++) {
+        const target = targets[Math.floor(i / 4)]!;
+        const wrong = String((Number(target.code) + 1) % 1_000_000).padStart(6, '0');
+        const answer = await doors[1]!.verify({ verification_id: target.id, connection_id: scim.connectionId, code: wrong }, operators.verifier);
+        if (answer.status === 429 && answer.body.errors[0].code === 'OPERATOR_RATE_LIMITED') limited = answer;
+        else judged++;
+      }
+      assert.equal(judged, 30, 'thirty attempts were judged first');
+      assert.ok(limited, 'the operator was limited');
+      assert.ok(Number(limited.headers.get('retry-after')) > 0 && Number(limited.headers.get('retry-after')) <= 60);
+      const other = await doorsOf(t, org);
+      const fresh = await started(other.doors[1]!);
+      const ok = await other.doors[1]!.verify({ verification_id: fresh.id, connection_id: scim.connectionId, code: fresh.code }, other.operators.verifier);
+      assert.equal(ok.body.result.verified, true, 'another operator is not limited');
+    });
+  });
+}

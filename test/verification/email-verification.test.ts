@@ -74,6 +74,21 @@ for (const backend of backends()) {
         assert.deepEqual([again.status, errorCode(again.body)], [404, 'NOT_FOUND'], 'spent');
       });
 
+      it(`${doorName}: a new initiate for the same identity replaces the open one`, async () => {
+        const { door, operators } = await fresh(doorName);
+        const first = await started(door);
+        const again = await door.initiate({ connection_id: scim.connectionId, identity_id: first.identity.id });
+        assert.equal(again.status, 201);
+        const second = codeFrom(await smtp.nextMessage());
+        const old = await door.verify({ verification_id: first.id, connection_id: scim.connectionId, code: first.code }, operators.verifier);
+        assert.equal(old.status, 404, 'the first is closed');
+        const current = await door.verify(
+          { verification_id: again.body.result.verification_id, connection_id: scim.connectionId, code: second },
+          operators.verifier,
+        );
+        assert.equal(current.body.result.verified, true);
+      });
+
       it(`${doorName}: the deny-gate: an identity removed over SCIM after initiate cannot complete, and the verification closes`, async () => {
         const { door, operators } = await fresh(doorName);
         const { identity, id, code } = await started(door);

@@ -1,42 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { codeFrom, type SmtpListener, startSmtpListener } from '../helpers/smtp.ts';
-import { type ScimTenant, scimTenant } from '../scim/scim-helpers.ts';
+import type { TestOrg, TestService } from '../helpers/service.ts';
+import type { SmtpListener } from '../helpers/smtp.ts';
+import type { ScimTenant } from '../scim/scim-helpers.ts';
 import { type Door, doorsOf } from './doors.ts';
+import { startVerificationHarness, type VerificationHarness, wrongCode } from './harness.ts';
 
 const long = 'x'.repeat(300);
 
 for (const backend of backends()) {
   describe(`Email verification: bad input and limits, on ${backend.name}`, () => {
-    let smtp: SmtpListener;
+    let h: VerificationHarness;
     let t: TestService;
     let org: TestOrg;
     let scim: ScimTenant;
+    let smtp: SmtpListener;
+    const started = (door: Door) => h.started(door);
 
     before(async () => {
-      smtp = await startSmtpListener();
-      t = await startTestService(backend, { TESSERA_SMTP_URL: smtp.url, TESSERA_SMTP_FROM: 'verify@example.org' });
-      org = await t.org();
-      scim = await scimTenant(t, org);
+      h = await startVerificationHarness(backend);
+      ({ t, org, scim, smtp } = h);
     });
-    after(async () => {
-      await t.close();
-      await smtp.close();
-    });
-
-    const started = async (door: Door) => {
-      const email = `p.${Math.random().toString(36).slice(2)}@example.com`;
-      const created = await scim.call('POST', '/Users', {
-        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-        userName: email,
-        emails: [{ value: email, type: 'work' }],
-      });
-      const response = await door.initiate({ connection_id: scim.connectionId, identity_id: created.body.id });
-      assert.equal(response.status, 201, JSON.stringify(response.body));
-      return { id: response.body.result.verification_id as string, code: codeFrom(await smtp.nextMessage()) };
-    };
+    after(() => h.close());
 
     it('refuses every bad field of initiate and verify with a 400 naming it, and stores nothing', async () => {
       const { doors, operators } = await doorsOf(t, org);
@@ -89,7 +75,7 @@ for (const backend of backends()) {
     it('fifty concurrent wrong codes count five, and then the verification answers 429', async () => {
       const { doors, operators } = await doorsOf(t, org);
       const { id, code } = await started(doors[0]!);
-      const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+      const wrong = wrongCode(code);
       const answers = await Promise.all(
         Array.from({ length: 50 }, () => doors[0]!.verify({ verification_id: id, connection_id: scim.connectionId, code: wrong }, operators.verifier)),
       );
@@ -108,7 +94,7 @@ for (const backend of backends()) {
       let judged = 0;
       for (let i = 0; i < 32 && !limited; i++) {
         const target = targets[Math.floor(i / 4)]!;
-        const wrong = String((Number(target.code) + 1) % 1_000_000).padStart(6, '0');
+        const wrong = wrongCode(target.code);
         const answer = await doors[1]!.verify({ verification_id: target.id, connection_id: scim.connectionId, code: wrong }, operators.verifier);
         if (answer.status === 429 && answer.body.errors[0].code === 'OPERATOR_RATE_LIMITED') limited = answer;
         else judged++;

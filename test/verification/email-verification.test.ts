@@ -1,59 +1,29 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { codeFrom, type SmtpListener, startSmtpListener } from '../helpers/smtp.ts';
-import { type ScimTenant, scimTenant } from '../scim/scim-helpers.ts';
+import type { TestOrg, TestService } from '../helpers/service.ts';
+import { codeFrom, type SmtpListener } from '../helpers/smtp.ts';
+import type { ScimTenant } from '../scim/scim-helpers.ts';
 import { type Door, doorsOf, type Operators } from './doors.ts';
+import { startVerificationHarness, type VerificationHarness, wrongCode } from './harness.ts';
 
 const errorCode = (body: { errors?: { code?: string }[] }) => body.errors?.[0]?.code;
 
 for (const backend of backends()) {
   describe(`Email verification through both doors, on ${backend.name}`, () => {
-    let smtp: SmtpListener;
+    let h: VerificationHarness;
     let t: TestService;
     let org: TestOrg;
     let scim: ScimTenant;
+    let smtp: SmtpListener;
+    const started = (door: Door) => h.started(door);
+    const wrong = wrongCode;
 
     before(async () => {
-      smtp = await startSmtpListener();
-      t = await startTestService(backend, { TESSERA_SMTP_URL: smtp.url, TESSERA_SMTP_FROM: 'verify@example.org' });
-      org = await t.org();
-      scim = await scimTenant(t, org);
+      h = await startVerificationHarness(backend);
+      ({ t, org, scim, smtp } = h);
     });
-    after(async () => {
-      await t.close();
-      await smtp.close();
-    });
-
-    /** A user provisioned over SCIM with a work email; returns its SCIM id and address. */
-    const provisioned = async () => {
-      const email = `Person.${Math.random().toString(36).slice(2)}@Example.com`;
-      const created = await scim.call('POST', '/Users', {
-        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-        userName: email,
-        emails: [{ value: email, type: 'work', primary: true }],
-        active: true,
-      });
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      return { id: created.body.id as string, email };
-    };
-
-    /** Initiates for a new identity and reads the code out of the email the listener received. */
-    const started = async (door: Door) => {
-      const identity = await provisioned();
-      const response = await door.initiate({ connection_id: scim.connectionId, identity_id: identity.id });
-      assert.equal(response.status, 201, JSON.stringify(response.body));
-      const mail = await smtp.nextMessage();
-      // SMTP domains are case-insensitive, and the transport lower-cases them in the envelope.
-      assert.deepEqual(
-        mail.rcptTo.map((to) => to.toLowerCase()),
-        [identity.email.toLowerCase()],
-        'sent to the address the directory holds',
-      );
-      return { identity, id: response.body.result.verification_id as string, code: codeFrom(mail) };
-    };
-    const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+    after(() => h.close());
 
     /** Fresh operators and doors for each test: the per-operator rate limit is not shared between them. */
     const fresh = async (name: Door['name']): Promise<{ door: Door; operators: Operators }> => {

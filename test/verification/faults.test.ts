@@ -6,26 +6,20 @@ import { startTestService, type TestOrg, type TestService } from '../helpers/ser
 import { codeFrom, type SmtpListener, startSmtpListener } from '../helpers/smtp.ts';
 import { scimTenant } from '../scim/scim-helpers.ts';
 import { doorsOf } from './doors.ts';
+import { scimUser, startVerificationHarness } from './harness.ts';
 
-const user = (email: string) => ({
-  schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-  userName: email,
-  emails: [{ value: email, type: 'work', primary: true }],
-  active: true,
-});
+const user = scimUser;
 const newEmail = () => `p.${Math.random().toString(36).slice(2)}@example.com`;
 
 for (const backend of backends()) {
   describe(`Email verification under faults, on ${backend.name}`, () => {
     it('a code the mail server refused leaves nothing usable: 502 EMAIL_NOT_SENT, the verification closed', async () => {
-      const smtp = await startSmtpListener({ refuseRecipients: true });
-      const t = await startTestService(backend, { TESSERA_SMTP_URL: smtp.url, TESSERA_SMTP_FROM: 'verify@example.org' });
+      const h = await startVerificationHarness(backend, { smtp: { refuseRecipients: true } });
+      const { t, org, scim } = h;
       try {
-        const org = await t.org();
-        const scim = await scimTenant(t, org);
-        const created = await scim.call('POST', '/Users', user(newEmail()));
+        const identity = await h.provisioned();
         const [integration] = (await doorsOf(t, org)).doors;
-        const refused = await integration!.initiate({ connection_id: scim.connectionId, identity_id: created.body.id });
+        const refused = await integration!.initiate({ connection_id: scim.connectionId, identity_id: identity.id });
         assert.deepEqual([refused.status, refused.body.errors[0].code], [502, 'EMAIL_NOT_SENT']);
         const events = await t.call('GET', '/audit/events?type=verification.initiated', { as: org });
         const failed = events.body.result.at(-1).data;
@@ -33,8 +27,7 @@ for (const backend of backends()) {
         const stored = await t.service.store.getEmailVerification(org.orgId, failed.verification_id);
         assert.deepEqual([stored?.state, stored?.closedReason], ['closed', 'email_not_sent']);
       } finally {
-        await t.close();
-        await smtp.close();
+        await h.close();
       }
     });
 
@@ -98,18 +91,14 @@ for (const backend of backends()) {
     });
 
     it('removing the identity while 20 right codes race never lets one succeed after the removal was seen', async () => {
-      const smtp = await startSmtpListener();
-      const t = await startTestService(backend, { TESSERA_SMTP_URL: smtp.url, TESSERA_SMTP_FROM: 'verify@example.org' });
+      const h = await startVerificationHarness(backend);
+      const { t, org, scim } = h;
       try {
-        const org = await t.org();
-        const scim = await scimTenant(t, org);
         const { doors, operators } = await doorsOf(t, org);
-        const created = await scim.call('POST', '/Users', user(newEmail()));
-        const started = await doors[0]!.initiate({ connection_id: scim.connectionId, identity_id: created.body.id });
-        const code = codeFrom(await smtp.nextMessage());
-        const body = { verification_id: started.body.result.verification_id, connection_id: scim.connectionId, code };
+        const { identity, id, code } = await h.started(doors[0]!);
+        const body = { verification_id: id, connection_id: scim.connectionId, code };
         const [removal, ...answers] = await Promise.all([
-          scim.call('DELETE', `/Users/${created.body.id}`),
+          scim.call('DELETE', `/Users/${identity.id}`),
           ...Array.from({ length: 20 }, () => doors[0]!.verify(body, operators.verifier)),
         ]);
         assert.equal(removal!.status, 204);
@@ -125,8 +114,7 @@ for (const backend of backends()) {
         const later = await doors[0]!.verify(body, operators.verifier);
         assert.notEqual(later.status, 200, 'nothing verifies once the removal is done');
       } finally {
-        await t.close();
-        await smtp.close();
+        await h.close();
       }
     });
 

@@ -26,6 +26,11 @@ export interface ServiceOptions {
   credentialTypes?: readonly CredentialType[];
   /** Show one-time codes in the development transport's log lines (the demo only). */
   revealCodes?: boolean;
+  /**
+   * The level of the mailer's own log when it is not the service's: the demo logs at warn but
+   * its emails at info, so the development transport's line with the code reaches its terminal.
+   */
+  mailLogLevel?: ServiceConfig['logLevel'];
 }
 
 /** Opens the database (migrating it), builds the app and listens. */
@@ -44,7 +49,11 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       keys,
       issuer: () => issuer,
       credentialTypes: options.credentialTypes ?? credentialTypes,
-      openMailer: (log) => (opened = openMailer(config, log, { revealCodes: options.revealCodes === true })),
+      openMailer: (log) => {
+        const mailLog = options.mailLogLevel === undefined ? log : log.child({}, { level: options.mailLogLevel });
+        opened = openMailer(config, mailLog, { revealCodes: options.revealCodes === true });
+        return opened;
+      },
     });
     if (!opened) throw new TypeError('buildApp did not open the mailer');
     const mailer = opened;

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { authnRoutes } from '../authn/routes.ts';
 import { webauthnRoutes } from '../authn/webauthn/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
@@ -12,7 +12,7 @@ import type { CredentialType } from '../credentials/credential-type.ts';
 import { credentialTypes as registeredCredentialTypes } from '../credentials/registry.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
 import { logMailer } from '../email/log-mailer.ts';
-import type { Mailer, MailLog } from '../email/mailer.ts';
+import type { Mailer } from '../email/mailer.ts';
 import { DEVELOPMENT_FROM } from '../email/open-mailer.ts';
 import type { KeyRing } from '../oauth/keys/key-ring.ts';
 import { registerMetadata } from '../oauth/metadata.ts';
@@ -42,7 +42,7 @@ export interface AppOptions {
   issuer: () => string;
   now?: () => number;
   /** Opens the mailer with the app's logger; by default the development transport (the log, codes masked). */
-  openMailer?: (log: MailLog) => Mailer;
+  openMailer?: (log: FastifyBaseLogger) => Mailer;
   /** The credential types offered; by default those of src/credentials/registry.ts. */
   credentialTypes?: readonly CredentialType[];
 }

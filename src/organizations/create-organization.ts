@@ -1,6 +1,6 @@
 import { organizationConfigDefaults } from '../config/defaults.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
-import type { ApiKey, Organization, OrganizationStore } from '../store/organizations/store.ts';
+import type { ApiKey, ApiKeyKind, Organization, OrganizationStore } from '../store/organizations/store.ts';
 
 export interface CreatedOrganization {
   org: Organization;
@@ -25,14 +25,23 @@ export async function createOrganization(store: OrganizationStore, name: string,
 }
 
 /** Issues a fresh admin key under `name`, replacing any earlier key of that name. */
-export async function replaceAdminKey(store: OrganizationStore, orgId: string, name: string): Promise<string> {
+export function replaceAdminKey(store: OrganizationStore, orgId: string, name: string): Promise<string> {
+  return replaceApiKey(store, orgId, name, 'admin');
+}
+
+/** Issues a fresh key of `kind` under `name`, replacing any earlier key of that name. */
+export async function replaceApiKey(store: OrganizationStore, orgId: string, name: string, kind: ApiKeyKind): Promise<string> {
   await store.deleteApiKeysByName(orgId, name);
-  const { key, secret } = newAdminKey(orgId, name, Date.now());
+  const { key, secret } = newApiKey(orgId, name, kind, Date.now());
   await store.createApiKey(key);
   return secret;
 }
 
 function newAdminKey(orgId: string, name: string, now: number): { key: ApiKey; secret: string } {
-  const secret = newSecret('tsk');
-  return { key: { id: newId('key', now), orgId, name, kind: 'admin', secretHash: hashSecret(secret), createdAt: now }, secret };
+  return newApiKey(orgId, name, 'admin', now);
+}
+
+function newApiKey(orgId: string, name: string, kind: ApiKeyKind, now: number): { key: ApiKey; secret: string } {
+  const secret = newSecret(kind === 'admin' ? 'tsk' : 'tsi');
+  return { key: { id: newId('key', now), orgId, name, kind, secretHash: hashSecret(secret), createdAt: now }, secret };
 }

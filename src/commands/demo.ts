@@ -1,8 +1,9 @@
 import { assertPortsFree, explainListenError } from '../config/ports.ts';
 import { loadServiceConfig } from '../config/service-config.ts';
 import { demoGatewayPorts, prepareDemoDelegation, startDemoGateway } from '../demo/demo-gateway.ts';
-import { DEMO_ORG, ensureDemoOrganization } from '../demo/demo-organization.ts';
-import { demoStatePath, readDemoState, runningDemo, writeDemoState } from '../demo/demo-state.ts';
+import { DEMO_ORG, DEMO_PERSON, ensureDemoOrganization } from '../demo/demo-organization.ts';
+import { type DemoState, demoStatePath, readDemoState, runningDemo, writeDemoState } from '../demo/demo-state.ts';
+import { DEMO_IDENTITY, type DemoVerification, prepareDemoVerification } from '../demo/demo-verification.ts';
 import { startEchoUpstream } from '../demo/echo-upstream.ts';
 import { startService } from '../service.ts';
 import { describe } from '../store/open-store.ts';
@@ -15,11 +16,14 @@ export const demoCommand: Command = {
 Starts the service in development mode on the embedded SQLite database, the
 organisation "${DEMO_ORG}" with one person, and the gateway with one token-exchange
 plugin in front of an echo upstream, and prints a curl for the API and one through
-the gateway that shows the delegated token the upstream received.
+the gateway that shows the delegated token the upstream received. For email
+verification it keeps a SCIM directory holding ${DEMO_IDENTITY} and an integration
+key, and prints the two curls of one verification; the email with the code is
+written to this terminal.
 
-Every start reuses the organisation, its admin key and the gateway's client secret
-(kept, mode 0600, in a file beside the database: <database>.demo.json), so running it
-again never breaks a demo that still runs. It checks that every port is free before it
+Every start reuses the organisation, its admin key, the gateway's client secret, the
+directory's SCIM token and the integration key (kept, mode 0600, in a file beside the
+database: <database>.demo.json), so running it again never breaks a demo that still runs. It checks that every port is free before it
 changes anything, and says so when a demo of the same database is already running.
 
 Options:
@@ -57,7 +61,9 @@ ${DATABASE_ENVIRONMENT}
       { setting: gatewayPorts.keys.adminPort, host: gatewayPorts.host, port: gatewayPorts.adminPort },
     ];
     await assertPortsFree(ports);
-    const service = await startService(config).catch((error: unknown) => {
+    // The development transport writes each email, code shown, at info: above the demo's log level.
+    const mailLogLevel = config.logLevel === 'silent' ? undefined : 'info';
+    const service = await startService(config, { revealCodes: true, ...(mailLogLevel ? { mailLogLevel } : {}) }).catch((error: unknown) => {
       throw explainListenError(error, ports);
     });
     const echo = await startEchoUpstream();
@@ -65,12 +71,14 @@ ${DATABASE_ENVIRONMENT}
     try {
       const { orgId, apiKey, created, personId } = await ensureDemoOrganization(service, kept);
       const { client, personToken } = await prepareDemoDelegation(service, orgId, apiKey, personId, kept?.client);
-      writeDemoState(statePath, { orgId, adminKey: apiKey, client });
+      const verification = await prepareDemoVerification(service, orgId, apiKey, kept?.orgId === orgId ? kept.verification : undefined);
+      const state: DemoState = { orgId, adminKey: apiKey, client, verification };
+      writeDemoState(statePath, state);
       const gateway = await startDemoGateway(given, service.url, echo.url, client);
       gatewayStarted = true;
-      writeDemoState(statePath, { orgId, adminKey: apiKey, client, running: { pid: process.pid, serviceUrl: service.url, gatewayUrl: gateway.url } });
+      writeDemoState(statePath, { ...state, running: { pid: process.pid, serviceUrl: service.url, gatewayUrl: gateway.url } });
       closeOnSignals(async () => {
-        writeDemoState(statePath, { orgId, adminKey: apiKey, client });
+        writeDemoState(statePath, state);
         await gateway.close();
         await echo.close();
         await service.close();
@@ -86,6 +94,8 @@ ${DATABASE_ENVIRONMENT}
         apiKey,
         created,
         personToken,
+        verification,
+        mailer: service.mailer.description,
         warnings,
       });
     } catch (error) {
@@ -109,10 +119,23 @@ function printBanner(d: {
   apiKey: string;
   created: boolean;
   personToken: string;
+  verification: DemoVerification;
+  mailer: string;
   warnings: string[];
 }): void {
   const curl = `curl -s ${d.serviceUrl}/persons -H 'Service-OrgID: ${d.orgId}' -H 'Service-API-Key: ${d.apiKey}'`;
   const delegated = `curl -s ${d.gatewayUrl}/orders/42 -H 'Authorization: Bearer ${d.personToken}'`;
+  const { connectionId, integrationKey } = d.verification;
+  const asIntegration = `-H 'Service-OrgID: ${d.orgId}' -H 'Service-API-Key: ${integrationKey}' -H 'Content-Type: application/json'`;
+  const initiate = `curl -s -X POST ${d.serviceUrl}/integrations/email-verifications ${asIntegration} -d '${JSON.stringify({ connection_id: connectionId, email: DEMO_IDENTITY })}'`;
+  const verifyBody = {
+    verification_id: '<verification_id>',
+    code: '<code>',
+    connection_id: connectionId,
+    operator: { email: DEMO_PERSON, assertion: 'integration_asserted' },
+  };
+  const verify = `curl -s -X POST ${d.serviceUrl}/integrations/email-verifications/verify ${asIntegration} -d '${JSON.stringify(verifyBody)}'`;
+  const logged = d.mailer.startsWith('the service log');
   process.stdout.write(
     [
       '',
@@ -134,6 +157,15 @@ function printBanner(d: {
       'Call the upstream through the gateway as ada (a person JWT); the echo shows what arrived:',
       "the delegated token, with the gateway's client in its act claim, and not ada's own token.",
       `  ${delegated}`,
+      '',
+      `Verify ${DEMO_IDENTITY}'s email address, as an integration: the directory "demo directory" (${connectionId},`,
+      'pushed over SCIM) holds her. Ask for a code, sent to the address the directory holds:',
+      `  ${initiate}`,
+      logged
+        ? 'Her email is written here, in the log line "email not sent (TESSERA_SMTP_URL is unset): logged instead", with'
+        : `Her email goes out through ${d.mailer}, with`,
+      `"Your verification code is: …". Put that code and the verification_id in, for the operator ${DEMO_PERSON} (a verifier):`,
+      `  ${verify}`,
       '',
       'Press Ctrl+C to stop.',
       '',

@@ -4,11 +4,9 @@ import { type GatewayConfig, readGatewayConfig } from '../gateway/config/gateway
 import { launchGateway } from '../gateway/launch.ts';
 import type { RunningGateway } from '../gateway/proxy/proxy-server.ts';
 import type { RunningService } from '../service.ts';
+import { adminApi } from './admin-api.ts';
 
 const CLIENT_NAME = 'demo-gateway';
-
-/** An API call's `result`; each caller says what shape it expects there. */
-type Api = (method: string, path: string, body?: unknown) => Promise<unknown>;
 
 /**
  * The demo's gateway ports, read (and checked) before anything starts. Named by their
@@ -38,15 +36,7 @@ async function secretWorks(serviceUrl: string, client: { id: string; secret: str
  * runs keeps working. The JWT is new on every start and takes nothing from an earlier one.
  */
 export async function prepareDemoDelegation(service: RunningService, orgId: string, apiKey: string, personId: string, kept?: { id: string; secret: string }) {
-  const api: Api = async (method, path, body) => {
-    const response = await fetch(`${service.url}${path}`, {
-      method,
-      headers: { 'service-orgid': orgId, 'service-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return ((await response.json()) as { result: unknown }).result;
-  };
+  const api = adminApi(service.url, orgId, apiKey);
   const existing = ((await api('GET', '/oauth2/clients?limit=100')) as { client_id: string; client_name: string }[]).find((c) => c.client_name === CLIENT_NAME);
   let client: { id: string; secret: string };
   if (existing && kept?.id === existing.client_id && (await secretWorks(service.url, kept))) client = kept;

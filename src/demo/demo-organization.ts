@@ -5,7 +5,8 @@ import type { DemoState } from './demo-state.ts';
 
 export const DEMO_ORG = 'demo';
 const DEMO_KEY = 'npm-start';
-const DEMO_PERSON = 'ada@example.com';
+/** The demo's person: a console person holding verifier, so also the operator of its email verification. */
+export const DEMO_PERSON = 'ada@example.com';
 
 /** Whether the service accepts this admin key for this organisation. */
 async function keyWorks(serviceUrl: string, orgId: string, apiKey: string): Promise<boolean> {

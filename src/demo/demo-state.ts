@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { dataDirectory, sqliteFile } from '../config/data-dir.ts';
 import { describe } from '../store/open-store.ts';
+import type { DemoVerification } from './demo-verification.ts';
 
 /**
  * What one demo start leaves for the next: the credentials it printed (so the next start
@@ -13,6 +14,8 @@ export interface DemoState {
   orgId: string;
   adminKey: string;
   client?: { id: string; secret: string };
+  /** The email verification's connection, its SCIM token and the integration key. */
+  verification?: DemoVerification;
   running?: { pid: number; serviceUrl: string; gatewayUrl: string };
 }
 
@@ -33,10 +36,18 @@ export function readDemoState(path: string | undefined): DemoState | undefined {
   if (path === undefined) return undefined;
   try {
     const state = JSON.parse(readFileSync(path, 'utf8')) as DemoState;
-    return typeof state.orgId === 'string' && typeof state.adminKey === 'string' ? state : undefined;
+    if (typeof state.orgId !== 'string' || typeof state.adminKey !== 'string') return undefined;
+    // A part that is not whole is as good as none: the demo makes that part anew.
+    if (!isWhole(state.verification)) delete state.verification;
+    return state;
   } catch {
     return undefined; // none yet, or unreadable: the demo then issues new credentials
   }
+}
+
+function isWhole(part: unknown): part is DemoVerification {
+  const fields = part as Partial<Record<keyof DemoVerification, unknown>> | null;
+  return typeof fields === 'object' && fields !== null && [fields.connectionId, fields.scimToken, fields.integrationKey].every((f) => typeof f === 'string');
 }
 
 /** Written whole to a 0600 file beside it, then renamed over the old one: never half a file. */

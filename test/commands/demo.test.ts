@@ -1,19 +1,39 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { exited, runCli, spawnCli, waitForOutput } from '../helpers/cli.ts';
 
-/** Runs the request of the printed curl command (URL and headers) with fetch; `which` picks among several. */
-async function runPrintedCurl(output: string, which = 0): Promise<{ status: number; body: any }> {
+/**
+ * Runs the request of the printed curl command (method, URL, headers, body) with fetch; `which`
+ * picks among several; `fill` puts values in the body's `<placeholders>`.
+ */
+async function runPrintedCurl(output: string, which = 0, fill: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const line = output.split('\n').filter((l) => l.trim().startsWith('curl '))[which];
   assert.ok(line, `no curl command in:\n${output}`);
-  const url = /curl -s (\S+)/.exec(line)![1]!;
+  const url = /curl -s (?:-X \w+ )?(\S+)/.exec(line)![1]!;
+  const method = /curl -s -X (\w+)/.exec(line)?.[1] ?? 'GET';
   const headers = Object.fromEntries([...line.matchAll(/-H '([^:]+): ([^']+)'/g)].map((m) => [m[1]!, m[2]!]));
-  const response = await fetch(url, { headers });
+  const body = /-d '([^']*)'/.exec(line)?.[1]?.replace(/<(\w+)>/g, (placeholder, name: string) => fill[name] ?? placeholder);
+  const response = await fetch(url, { method, headers, body });
   return { status: response.status, body: await response.json() };
+}
+
+/** The printed initiate, the code out of the email the demo writes to its terminal, and the printed verify. */
+async function verifyAsPrinted(demo: ChildProcess, banner: string): Promise<{ verified: unknown; email: Record<string, string> }> {
+  const emailed = waitForOutput(demo, 'logged instead"');
+  const initiated = await runPrintedCurl(banner, 2);
+  assert.equal(initiated.status, 201, JSON.stringify(initiated.body));
+  const line = (await emailed).split('\n').find((l) => l.includes('logged instead"'))!;
+  const { email } = JSON.parse(line) as { email: Record<string, string> };
+  const code = /Your verification code is: (\d{6})\n/.exec(email.text!)?.[1];
+  assert.ok(code, `the demo shows the code: ${line}`);
+  const verified = await runPrintedCurl(banner, 3, { verification_id: initiated.body.result.verification_id, code });
+  assert.equal(verified.status, 200, JSON.stringify(verified.body));
+  return { verified: verified.body.result.verified, email };
 }
 
 describe('npm start (tessera demo)', () => {
@@ -48,6 +68,9 @@ describe('npm start (tessera demo)', () => {
       assert.equal(throughGateway.body.delegated_token_claims.sub, listed.body.result[0].id, 'the delegated token is for ada');
       assert.match(throughGateway.body.delegated_token_claims.act.sub, /^cli_/, "with the gateway's client as actor");
       assert.ok(!JSON.stringify(throughGateway.body).includes(personToken.slice(-20)), "ada's own token did not reach the upstream");
+      const verification = await verifyAsPrinted(first, out1);
+      assert.equal(verification.verified, true, 'one email verification end to end, as the banner says');
+      assert.equal(verification.email.to, 'grace@example.com', "to the address the demo's directory holds");
       const state = join(dir, 'tessera.db.demo.json');
       assert.equal(statSync(state).mode & 0o777, 0o600, 'the kept credentials are readable by their owner only');
 
@@ -58,6 +81,14 @@ describe('npm start (tessera demo)', () => {
       assert.ok(!second.stderr.includes('tsk_') && !second.stdout.includes('tsk_'), 'no secret printed again');
       assert.equal((await runPrintedCurl(out1)).status, 200, "the running demo's admin key still works");
       assert.equal((await runPrintedCurl(out1, 1)).status, 200, "the running demo's gateway client still works");
+
+      // Grace removed from the directory over SCIM, as a reader trying the deny-gate would: the next start puts her back.
+      const { scimToken } = JSON.parse(readFileSync(state, 'utf8')).verification as { scimToken: string };
+      const scimUrl = `${/ service +(http:\/\/\S+)/.exec(out1)![1]}/scim/v2/Users`;
+      const auth = { authorization: `Bearer ${scimToken}` };
+      const found: any = await (await fetch(`${scimUrl}?filter=${encodeURIComponent('userName eq "grace@example.com"')}`, { headers: auth })).json();
+      assert.equal((await fetch(`${scimUrl}/${found.Resources[0].id}`, { method: 'DELETE', headers: auth })).status, 204);
+      assert.equal((await runPrintedCurl(out1, 2)).status, 404, 'no Grace, no code');
     } finally {
       first.kill('SIGINT');
       assert.equal(await exited(first), 0);
@@ -74,6 +105,10 @@ describe('npm start (tessera demo)', () => {
       assert.equal(again.status, 200);
       assert.equal(again.body.result.length, 1, 'no second demo person');
       assert.equal((await runPrintedCurl(out3, 1)).status, 200, 'the gateway works with the kept client secret');
+      const integrationKey = (out: string) => /Service-API-Key: (tsi_[^']+)'/.exec(out)![1]!;
+      assert.equal(integrationKey(out3), integrationKey(out1), 'the integration key is reused');
+      assert.equal(/"connection_id":"(con_\w+)"/.exec(out3)![1], /"connection_id":"(con_\w+)"/.exec(out1)![1], 'and the directory');
+      assert.equal((await verifyAsPrinted(third, out3)).verified, true, 'Grace is back, and verifies');
     } finally {
       third.kill('SIGTERM');
       assert.equal(await exited(third), 0);

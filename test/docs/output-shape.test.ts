@@ -26,6 +26,13 @@ describe("compareOutput: a doc's shown output against a real one", () => {
     ]);
   });
 
+  it('takes every id kind of the service as per-run, in JSON and in text lines', () => {
+    for (const id of ['con_01m85t1k2q', 'idn_01m85t1k4c', 'evf_01m85t1k9z', 'tscim_0b1Xk2F3', 'tsi_Tmnh…uNyA']) {
+      const other = `${id.split('_')[0]}_zz${id.length}`;
+      assert.deepEqual(compareOutput(`{"id":"${id}"}\n${id} is made\n`, `{"id":"${other}"}\n${other} is made\n`), [], id);
+    }
+  });
+
   it('does not take an id of one kind for another', () => {
     assert.deepEqual(compareOutput('{"act":{"sub":"cli_01"}}', '{"act":{"sub":"per_01"}}'), ['item 1.act.sub: the doc shows "cli_01", got "per_01"']);
   });

@@ -53,7 +53,9 @@ function endOfJson(text: string, start: number): number | undefined {
   return undefined;
 }
 
-const ID_PREFIX = /^(Bearer )?(org|per|cli|key|evt|tat|tsk|tsi|tcs|crd|con|idn|tscim)_/;
+/** The prefixes of the service's ids and secrets (src/crypto/ids.ts callers), new on every run. */
+const PREFIXES = 'org|per|cli|key|evt|tat|tsk|tsi|tcs|crd|con|idn|tscim|evf';
+const ID_PREFIX = new RegExp(`^(Bearer )?(${PREFIXES})_`);
 /** Keys whose values are new on every run whatever they look like. */
 const VOLATILE_KEYS = new Set(['kid', 'jti', 'x', 'y', 'next_cursor', 'prev_cursor', 'last_cursor']);
 /** Seconds since the epoch: only the type is compared. */
@@ -126,15 +128,15 @@ function compareValue(want: unknown, got: unknown, path: string, key: string | u
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** HTTP headers whose values change with the run, the clock or the machine. */
-const VOLATILE_HEADERS = new Set(['date', 'last-modified', 'server', 'content-length', 'keep-alive']);
+/** HTTP headers whose values change with the run, the clock or the machine (a rate limit's Retry-After counts down). */
+const VOLATILE_HEADERS = new Set(['date', 'last-modified', 'server', 'content-length', 'keep-alive', 'retry-after']);
 
 /** A text line with its per-run parts (ids, tokens, key ids, volatile header values) reduced to their kind. */
 export function normaliseLine(line: string): string {
   const header = /^([A-Za-z-]+): /.exec(line);
   if (header && VOLATILE_HEADERS.has(header[1]!.toLowerCase())) return `${header[1]!.toLowerCase()}: …`;
   return line
-    .replace(/\b(org|per|cli|key|evt|tat|tsk|tsi|tcs|crd)_[\w…-]+/g, '$1_…')
+    .replace(new RegExp(`\\b(${PREFIXES})_[\\w…-]+`, 'g'), '$1_…')
     .replace(/\beyJ[\w.…-]+/g, 'eyJ…')
     .replace(/\b[0-9a-z]{26}\b/g, '<key id>');
 }

@@ -1,4 +1,5 @@
 import type { SecretBox } from '../crypto/secret-box.ts';
+import { usableEmail } from '../scim/user-resource.ts';
 import type { ConnectionStore } from '../store/connections/store.ts';
 import type { IdentityStore } from '../store/identities/store.ts';
 import { type PullOptions, ScimPullClient } from './scim-pull-client.ts';
@@ -39,7 +40,8 @@ export function identityDirectory(store: ConnectionStore & IdentityStore, box: S
       const {
         items: [identity],
       } = await store.findIdentities(orgId, connectionId, { conditions: [condition], offset: 0, count: 1 });
-      return identity && { identityId: identity.id, email: identity.email, active: identity.active, displayName: identity.displayName };
+      // usableEmail again: a row written before SCIM checked emails may hold a list.
+      return identity && { identityId: identity.id, email: usableEmail(identity.email), active: identity.active, displayName: identity.displayName };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Identity } from '../store/identities/store.ts';
+import { canonicalEmailAddress, emailAddressProblem, isEmailAddress } from '../validation/email.ts';
 import { ScimError } from './errors.ts';
 import {
   type AttributeDef,
@@ -61,8 +62,30 @@ export function normaliseUser(body: unknown): Attributes {
     throw new ScimError('invalidSyntax', `${key}: is not an attribute of the User schema (${USER_SCHEMA}) or its Enterprise extension`);
   }
   if (typeof out.userName !== 'string') throw new ScimError('invalidValue', 'userName: is required (a non-empty string)');
+  checkEmailValues(out.emails);
   out.active ??= true;
   return out;
+}
+
+/**
+ * Every `emails[].value` must be exactly one address by the rules persons' email handles follow
+ * (validation/email.ts), checked on its canonical form and kept as sent. A mailer reads a
+ * list ("a@x.example, b@y.example"), a display name ('"a@x.example" <b@y.example>') or a line
+ * break as more than one recipient or as a header, so the code would go elsewhere. Every
+ * write (POST, PUT, and PATCH, whose result comes here) passes this.
+ */
+function checkEmailValues(emails: unknown): void {
+  if (!Array.isArray(emails)) return;
+  emails.forEach((email: Attributes, i) => {
+    if (typeof email.value !== 'string') return;
+    const problem = emailAddressProblem(canonicalEmailAddress(email.value));
+    if (problem) throw new ScimError('invalidValue', `emails[${i}].value: ${problem}; exactly one address, no list, display name or line break`);
+  });
+}
+
+/** The value when it is exactly one acceptable email address, else null: never a raw string a mailer could misread. */
+export function usableEmail(value: unknown): string | null {
+  return typeof value === 'string' && isEmailAddress(value) ? value : null;
 }
 
 function attribute(at: string, def: AttributeDef, value: unknown): unknown {
@@ -125,7 +148,8 @@ export function identityFields(attributes: Attributes): Pick<Identity, 'userName
   return {
     userName: attributes.userName as string,
     externalId: (attributes.externalId as string | undefined) ?? null,
-    email: email?.value ?? null,
+    // The chosen email or none: an unusable work email never falls back to another one.
+    email: usableEmail(email?.value),
     active: attributes.active !== false,
     displayName: (attributes.displayName as string | undefined) || name?.formatted || joined || null,
   };

@@ -3,7 +3,16 @@ import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
 import type { EmailVerification } from '../store/verifications/store.ts';
 import { canonicalEmailAddress } from '../validation/email.ts';
-import { callerData, MAX_WRONG_CODES, OPERATOR_LIMIT, type Operator, type VerificationCaller, type VerificationDeps } from './deps.ts';
+import {
+  callerData,
+  IDENTITY_VERIFY_LIMIT,
+  identityKey,
+  MAX_WRONG_CODES,
+  OPERATOR_LIMIT,
+  type Operator,
+  type VerificationCaller,
+  type VerificationDeps,
+} from './deps.ts';
 
 export interface VerifyRequest {
   verification_id: string;
@@ -27,8 +36,8 @@ export async function verifyCode(
   caller: VerificationCaller,
   operator: Operator,
   body: VerifyRequest,
-  /** The door's operator rule (403), checked in its place in the order. */
-  checkOperator: () => Promise<void>,
+  /** The door's operator rule (403), checked in its place in the order; answers the operator's person id. */
+  checkOperator: () => Promise<string>,
 ): Promise<{ verified: boolean }> {
   const { store, directory, hasher, now } = deps;
   const audit = (outcome: string, reason: string | null, verification?: EmailVerification) =>
@@ -57,24 +66,34 @@ export async function verifyCode(
   if (verification.connectionId !== body.connection_id) {
     return refuse(invalidField('body.connection_id', 'is not the connection the verification was initiated for'), 'connection_mismatch', verification);
   }
+  let operatorId: string;
   try {
-    await checkOperator();
+    operatorId = await checkOperator();
   } catch (error) {
     await audit('refused', 'operator_not_verifier', verification);
     throw error;
   }
-  const limit = await store.takeRateLimit({
-    orgId: org.id,
-    key: `verify-operator:${hasher.operatorKey(canonicalEmailAddress(operator.email))}`,
-    now: now(),
-    ...OPERATOR_LIMIT,
-  });
-  if (!limit.allowed) return refuse(operatorRateLimited(limit.retryAfterMs), 'operator_rate_limited', verification);
+  // Per person, not per address: a verifier with several email handles is one operator.
+  const byOperator = await store.takeRateLimit({ orgId: org.id, key: `verify-operator:${operatorId}`, now: now(), ...OPERATOR_LIMIT });
+  if (!byOperator.allowed) return refuse(operatorRateLimited(byOperator.retryAfterMs), 'operator_rate_limited', verification);
+  // Per identity, across its verifications: a new initiate is a new five, and must not be a new
+  // budget for guessing that identity's codes.
+  const byIdentity = await store.takeRateLimit({ orgId: org.id, key: identityKey('verify', verification), now: now(), ...IDENTITY_VERIFY_LIMIT });
+  if (!byIdentity.allowed) return refuse(identityRateLimited(byIdentity.retryAfterMs), 'identity_rate_limited', verification);
 
+  // The attempt is taken before the code is compared, so no more codes are ever compared than
+  // the limit, however many arrive at once.
+  const taken = await store.takeEmailVerificationAttemptIf(org.id, verification.id, now(), MAX_WRONG_CODES);
+  if (!taken.taken) {
+    const current = await store.getEmailVerification(org.id, verification.id);
+    const exhausted =
+      current !== undefined && (current.closedReason === 'too_many_attempts' || (current.state === 'open' && current.attempts >= MAX_WRONG_CODES));
+    return exhausted ? refuse(tooManyWrongCodes(), 'too_many_attempts', verification) : refuse(noOpenVerification(), 'no_longer_open', verification);
+  }
   if (!hasher.codeMatches(verification.id, body.code, verification.codeHash)) {
-    const counted = await store.recordWrongEmailVerificationAttemptIf(org.id, verification.id, now(), MAX_WRONG_CODES);
-    if (!counted.counted) return refuse(noOpenVerification(), 'no_longer_open', verification);
-    await audit('wrong_code', counted.closed ? 'closed_after_too_many' : null, verification);
+    const last = taken.attempts >= MAX_WRONG_CODES;
+    if (last) await store.closeEmailVerification(org.id, verification.id, 'too_many_attempts', now());
+    await audit('wrong_code', last ? 'closed_after_too_many' : null, verification);
     return { verified: false };
   }
 
@@ -85,6 +104,7 @@ export async function verifyCode(
   try {
     identity = await directory.lookup(org.id, verification.connectionId, { identityId: verification.identityId });
   } catch (error) {
+    await store.giveBackEmailVerificationAttempt(org.id, verification.id);
     await audit('refused', 'source_unavailable', verification);
     throw error;
   }
@@ -123,8 +143,18 @@ function tooManyWrongCodes(): ApiError {
   return new ApiError('TOO_MANY_VERIFICATION_ATTEMPTS', `verification: closed after ${MAX_WRONG_CODES} wrong codes; initiate a new one`);
 }
 
-function operatorRateLimited(retryAfterMs: number): ApiError {
+function retryAfter(retryAfterMs: number): { seconds: number; headers: Record<string, string> } {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  const message = `operator: too many verification attempts; retry after ${seconds} s`;
-  return new ApiError('OPERATOR_RATE_LIMITED', message, { 'Retry-After': String(seconds) });
+  return { seconds, headers: { 'Retry-After': String(seconds) } };
+}
+
+function operatorRateLimited(retryAfterMs: number): ApiError {
+  const { seconds, headers } = retryAfter(retryAfterMs);
+  return new ApiError('OPERATOR_RATE_LIMITED', `operator: too many verification attempts; retry after ${seconds} s`, headers);
+}
+
+/** Also initiate's: too many codes sent to one identity. */
+export function identityRateLimited(retryAfterMs: number, what = 'verification attempts'): ApiError {
+  const { seconds, headers } = retryAfter(retryAfterMs);
+  return new ApiError('IDENTITY_RATE_LIMITED', `identity: too many ${what} for this identity; retry after ${seconds} s`, headers);
 }

@@ -36,7 +36,7 @@ contractOnEveryBackend<EmailVerificationStore & OrganizationStore>('Email verifi
     assert.deepEqual(await store.getEmailVerification(a.id, v.id), v);
     assert.equal(await store.getEmailVerification(b.id, v.id), undefined);
     assert.equal(await store.spendEmailVerificationIf(b.id, v.id, T0), undefined, "another organisation's is not there");
-    assert.deepEqual(await store.recordWrongEmailVerificationAttemptIf(b.id, v.id, T0, 5), { counted: false });
+    assert.deepEqual(await store.takeEmailVerificationAttemptIf(b.id, v.id, T0, 5), { taken: false });
     assert.equal(await store.closeEmailVerification(b.id, v.id, 'replaced', T0), false);
     assert.equal((await store.getEmailVerification(a.id, v.id))?.state, 'open');
   });
@@ -74,11 +74,11 @@ contractOnEveryBackend<EmailVerificationStore & OrganizationStore>('Email verifi
     await store.createEmailVerification(v);
     assert.deepEqual(await store.spendEmailVerificationIf(a.id, v.id, T0 + 1), { ...v, state: 'spent', endedAt: T0 + 1 });
     assert.equal(await store.spendEmailVerificationIf(a.id, v.id, T0 + 2), undefined);
-    assert.deepEqual(await store.recordWrongEmailVerificationAttemptIf(a.id, v.id, T0 + 2, 5), { counted: false }, 'a spent one counts nothing');
+    assert.deepEqual(await store.takeEmailVerificationAttemptIf(a.id, v.id, T0 + 2, 5), { taken: false }, 'a spent one takes nothing');
     const expired = verification(a.id, { identityId: 'idn_expired' });
     await store.createEmailVerification(expired);
     assert.equal(await store.spendEmailVerificationIf(a.id, expired.id, expired.expiresAt), undefined, 'expired at expiresAt');
-    assert.deepEqual(await store.recordWrongEmailVerificationAttemptIf(a.id, expired.id, expired.expiresAt, 5), { counted: false });
+    assert.deepEqual(await store.takeEmailVerificationAttemptIf(a.id, expired.id, expired.expiresAt, 5), { taken: false });
     assert.equal((await store.getEmailVerification(a.id, expired.id))?.attempts, 0);
   });
 
@@ -91,47 +91,28 @@ contractOnEveryBackend<EmailVerificationStore & OrganizationStore>('Email verifi
     assert.equal(results.filter((r) => r !== undefined).length, 1);
   });
 
-  it('counts wrong codes up to the limit, and the last one closes it', async () => {
+  it('takes attempts up to the limit before any code is compared, and gives one back', async () => {
     const { store } = t;
     const a = await storedOrg(store);
     const v = verification(a.id);
     await store.createEmailVerification(v);
-    for (let n = 1; n <= 4; n++) {
-      assert.deepEqual(await store.recordWrongEmailVerificationAttemptIf(a.id, v.id, T0 + n, 5), { counted: true, attempts: n, closed: false });
-    }
-    assert.deepEqual(await store.recordWrongEmailVerificationAttemptIf(a.id, v.id, T0 + 5, 5), { counted: true, attempts: 5, closed: true });
-    assert.deepEqual(await store.recordWrongEmailVerificationAttemptIf(a.id, v.id, T0 + 6, 5), { counted: false });
-    assert.deepEqual(await store.getEmailVerification(a.id, v.id), { ...v, attempts: 5, state: 'closed', closedReason: 'too_many_attempts', endedAt: T0 + 5 });
-    assert.equal(await store.spendEmailVerificationIf(a.id, v.id, T0 + 7), undefined, 'the right code is too late');
+    for (let n = 1; n <= 5; n++) assert.deepEqual(await store.takeEmailVerificationAttemptIf(a.id, v.id, T0 + n, 5), { taken: true, attempts: n });
+    assert.deepEqual(await store.takeEmailVerificationAttemptIf(a.id, v.id, T0 + 6, 5), { taken: false }, 'no sixth');
+    await store.giveBackEmailVerificationAttempt(a.id, v.id);
+    assert.deepEqual(await store.takeEmailVerificationAttemptIf(a.id, v.id, T0 + 7, 5), { taken: true, attempts: 5 }, 'the one given back');
+    assert.equal((await store.getEmailVerification(a.id, v.id))?.state, 'open', 'the caller closes it, not the count');
   });
 
-  it('counts at most five of fifty concurrent wrong codes, and answers every other one as closed', async () => {
+  it('regression: concurrent guesses were compared before they were counted; now at most five of fifty are taken', async () => {
     const { store } = t;
     const a = await storedOrg(store);
     const v = verification(a.id);
     await store.createEmailVerification(v);
-    const outcomes = await Promise.all(Array.from({ length: 50 }, () => store.recordWrongEmailVerificationAttemptIf(a.id, v.id, T0 + 1, 5)));
-    const counted = outcomes.filter((o) => o.counted);
-    assert.equal(counted.length, 5);
-    assert.deepEqual(counted.map((o) => o.counted && o.attempts).sort(), [1, 2, 3, 4, 5], 'each count seen once');
-    assert.equal(counted.filter((o) => o.counted && o.closed).length, 1);
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => store.takeEmailVerificationAttemptIf(a.id, v.id, T0 + 1, 5)));
+    const taken = outcomes.filter((o) => o.taken);
+    assert.equal(taken.length, 5);
+    assert.deepEqual(taken.map((o) => o.taken && o.attempts).sort(), [1, 2, 3, 4, 5], 'each count seen once');
     assert.equal((await store.getEmailVerification(a.id, v.id))?.attempts, 5);
-  });
-
-  it('lets one right code and concurrent wrong codes race without a spend after the limit', async () => {
-    const { store } = t;
-    const a = await storedOrg(store);
-    const v = verification(a.id);
-    await store.createEmailVerification(v);
-    const [spent, ...wrong] = await Promise.all([
-      store.spendEmailVerificationIf(a.id, v.id, T0 + 1),
-      ...Array.from({ length: 10 }, () => store.recordWrongEmailVerificationAttemptIf(a.id, v.id, T0 + 1, 5)),
-    ]);
-    const after = await store.getEmailVerification(a.id, v.id);
-    assert.ok(after!.attempts <= 5);
-    if (spent) assert.equal(after!.state, 'spent');
-    else assert.deepEqual([after!.state, after!.attempts], ['closed', 5]);
-    assert.equal(wrong.filter((o) => (o as { counted: boolean }).counted).length, after!.attempts);
   });
 
   it('closes an open verification with its reason, once', async () => {

@@ -110,8 +110,9 @@ for (const backend of backends()) {
           Array.from({ length: 20 }, () => door.verify({ verification_id: id, connection_id: scim.connectionId, code }, operators.verifier)),
         );
         assert.equal(answers.filter((a) => a.status === 200 && a.body.result.verified === true).length, 1);
+        // The others were answered before their attempt was taken (404: spent; 429: no attempts left).
         assert.ok(
-          answers.every((a) => (a.status === 200 && a.body.result.verified) || a.status === 404),
+          answers.every((a) => (a.status === 200 && a.body.result.verified) || a.status === 404 || a.status === 429),
           JSON.stringify(answers.map((a) => a.status)),
         );
       });

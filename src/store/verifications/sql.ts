@@ -1,6 +1,6 @@
 import { optionalTime, time } from '../rows.ts';
 import { type SqlDriver, UniqueViolation } from '../sql-driver.ts';
-import type { EmailVerification, EmailVerificationStore, VerificationCloseReason, VerificationState, WrongAttemptOutcome } from './store.ts';
+import type { AttemptTaken, EmailVerification, EmailVerificationStore, VerificationCloseReason, VerificationState } from './store.ts';
 
 interface VerificationRow {
   id: string;
@@ -75,18 +75,19 @@ export function sqlEmailVerificationStore(db: SqlDriver): EmailVerificationStore
       return row && toVerification(row);
     },
 
-    async recordWrongEmailVerificationAttemptIf(orgId, id, now, maxAttempts): Promise<WrongAttemptOutcome> {
+    async takeEmailVerificationAttemptIf(orgId, id, now, maxAttempts): Promise<AttemptTaken> {
       // One statement: the condition and the increment cannot be separated by another caller.
-      const [row] = await db.all<{ attempts: number | string; state: string }>(
-        `UPDATE email_verifications SET attempts = attempts + 1,
-           state = CASE WHEN attempts + 1 >= $4 THEN 'closed' ELSE state END,
-           closed_reason = CASE WHEN attempts + 1 >= $4 THEN 'too_many_attempts' ELSE closed_reason END,
-           ended_at = CASE WHEN attempts + 1 >= $4 THEN $3 ELSE ended_at END
+      const [row] = await db.all<{ attempts: number | string }>(
+        `UPDATE email_verifications SET attempts = attempts + 1
          WHERE org_id = $1 AND id = $2 AND state = 'open' AND expires_at > $3 AND attempts < $4
-         RETURNING attempts, state`,
+         RETURNING attempts`,
         [orgId, id, now, maxAttempts],
       );
-      return row ? { counted: true, attempts: Number(row.attempts), closed: row.state === 'closed' } : { counted: false };
+      return row ? { taken: true, attempts: Number(row.attempts) } : { taken: false };
+    },
+
+    async giveBackEmailVerificationAttempt(orgId, id): Promise<void> {
+      await db.run(`UPDATE email_verifications SET attempts = attempts - 1 WHERE org_id = $1 AND id = $2 AND state = 'open' AND attempts > 0`, [orgId, id]);
     },
 
     async spendEmailVerificationIf(orgId, id, now): Promise<EmailVerification | undefined> {

@@ -31,12 +31,12 @@ export interface EmailVerification {
   endedAt: number | null;
 }
 
-/** The outcome of counting a wrong code. */
-export type WrongAttemptOutcome =
-  /** Counted; `closed` when this attempt reached the limit (the verification is now closed). */
-  | { counted: true; attempts: number; closed: boolean }
-  /** Not counted: the verification is not open (spent, closed, expired or unknown). */
-  | { counted: false };
+/** The outcome of taking an attempt before a code is compared. */
+export type AttemptTaken =
+  /** Taken: `attempts` counts it. */
+  | { taken: true; attempts: number }
+  /** Not taken: the verification is not open (spent, closed, expired, unknown) or has no attempts left. */
+  | { taken: false };
 
 /**
  * Email verifications, shared by every replica. Each transition is one conditional statement,
@@ -52,13 +52,14 @@ export interface EmailVerificationStore {
   createEmailVerification(verification: EmailVerification): Promise<{ replaced: string[] }>;
   getEmailVerification(orgId: string, id: string): Promise<EmailVerification | undefined>;
   /**
-   * Counts one wrong code if the verification is open, unexpired at `now` and under
-   * `maxAttempts`; the attempt that reaches the limit closes it ('too_many_attempts') in the same
-   * statement. Of any number of concurrent wrong codes at most `maxAttempts` are ever counted,
-   * and every one is either counted or told the verification is no longer open, so racing
-   * guesses never go uncounted.
+   * Takes one attempt, before the code is compared, if the verification is open, unexpired at
+   * `now` and has had fewer than `maxAttempts`: so no more codes are ever compared than the
+   * limit, however many arrive at once, on however many replicas. The caller closes it when the
+   * last attempt was wrong, and gives an attempt back when no code was judged.
    */
-  recordWrongEmailVerificationAttemptIf(orgId: string, id: string, now: number, maxAttempts: number): Promise<WrongAttemptOutcome>;
+  takeEmailVerificationAttemptIf(orgId: string, id: string, now: number, maxAttempts: number): Promise<AttemptTaken>;
+  /** Gives back an attempt that judged nothing (the identity source could not be read). */
+  giveBackEmailVerificationAttempt(orgId: string, id: string): Promise<void>;
   /**
    * Marks the verification spent if it is open and unexpired at `now`; returns it as spent, or
    * undefined. Of concurrent callers exactly one gets it.

@@ -31,6 +31,14 @@ export const VERIFICATION_TTL_MS = 10 * 60 * 1000;
 export const MAX_WRONG_CODES = 5;
 /** Per operator, across verifications: enough for a busy helpdesk, too few to guess codes with. */
 export const OPERATOR_LIMIT = { limit: 30, windowMs: 60_000 } as const;
+/** Per identity: initiates (each a new email, and a new five attempts) and verify attempts across its verifications. */
+export const IDENTITY_INITIATE_LIMIT = { limit: 5, windowMs: 10 * 60_000 } as const;
+export const IDENTITY_VERIFY_LIMIT = { limit: 10, windowMs: 60 * 60_000 } as const;
+
+/** The rate-limit key of an identity of a connection, for `what` (initiate or verify). */
+export function identityKey(what: 'initiate' | 'verify', identity: { connectionId: string; identityId: string }): string {
+  return `${what}-identity:${identity.connectionId}:${identity.identityId}`;
+}
 
 /** The caller as the audit log names it. */
 export function callerData(caller: VerificationCaller): Record<string, unknown> {

@@ -3,8 +3,10 @@ import { sendVerificationEmail } from '../email/send-verification-email.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
+import { canonicalEmailAddress, emailAddressProblem } from '../validation/email.ts';
 import { newVerificationCode } from './code.ts';
-import { callerData, VERIFICATION_TTL_MS, type VerificationCaller, type VerificationDeps } from './deps.ts';
+import { callerData, IDENTITY_INITIATE_LIMIT, identityKey, VERIFICATION_TTL_MS, type VerificationCaller, type VerificationDeps } from './deps.ts';
+import { identityRateLimited } from './verify.ts';
 
 export interface InitiateRequest {
   connection_id: string;
@@ -37,10 +39,23 @@ export async function initiateVerification(
     });
 
   const identity = await directory.lookup(org.id, body.connection_id, by);
-  if (!identity?.active || !identity.email) {
+  // Exactly one valid address, or none: a directory value is attacker-editable input, and a
+  // mail library reads "a@x, b@y" or a display-name form as other recipients.
+  if (!identity?.active || !identity.email || emailAddressProblem(canonicalEmailAddress(identity.email)) !== undefined) {
     const reason = !identity ? 'not_in_connection' : !identity.active ? 'inactive' : 'no_email';
     await audit('refused', reason);
     throw new ApiError('NOT_FOUND', `body.${'identityId' in by ? 'identity_id' : 'email'}: no active identity with an email address in this connection`);
+  }
+
+  const limit = await store.takeRateLimit({
+    orgId: org.id,
+    key: identityKey('initiate', { connectionId: body.connection_id, identityId: identity.identityId }),
+    now: now(),
+    ...IDENTITY_INITIATE_LIMIT,
+  });
+  if (!limit.allowed) {
+    await audit('refused', 'identity_rate_limited', { identity_id: identity.identityId });
+    throw identityRateLimited(limit.retryAfterMs, 'codes sent');
   }
 
   const at = now();

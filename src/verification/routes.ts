@@ -14,6 +14,14 @@ import { HelpdeskVerifyBody, InitiateBody, Initiated, IntegrationVerifyBody, Ver
 import { verifyCode } from './verify.ts';
 
 const tags = ['email verification'];
+
+interface Verifier {
+  org: Organization;
+  caller: VerificationCaller;
+  operator: Operator;
+  /** The operator's person id: what the operator's rate limit counts by. */
+  operatorId: string;
+}
 const responses = { ...commonErrors, 429: ErrorEnvelope, 502: ErrorEnvelope };
 
 /** Design §6: one of identity_id and email names the identity. */
@@ -69,7 +77,7 @@ export function integrationVerificationRoutes(deps: VerificationDeps): FastifyPl
         if (asserted.assertion === 'idp_verified') throw invalidField('body.operator.assertion', 'idp_verified is not yet supported; use integration_asserted');
         const org = tenantOf(request).org;
         const operator: Operator = { email: asserted.email, assertion: 'integration_asserted' };
-        const checkOperator = async () => void (await operatorPerson(deps.store, org.id, asserted.email));
+        const checkOperator = async () => (await operatorPerson(deps.store, org.id, asserted.email)).id;
         return { result: await verifyCode(deps, org, callerOf(request), operator, body, checkOperator) };
       },
     );
@@ -81,7 +89,13 @@ export function integrationVerificationRoutes(deps: VerificationDeps): FastifyPl
  * is the operator, authenticated by their own person JWT.
  */
 export function helpdeskVerificationRoutes(deps: VerificationDeps, reader: TokenReader): FastifyPluginAsyncTypebox {
-  const verifierOf = async (request: FastifyRequest): Promise<{ org: Organization; caller: VerificationCaller; operator: Operator }> => {
+  const verifiers = new WeakMap<FastifyRequest, Verifier>();
+  const verifierOf = (request: FastifyRequest): Verifier => {
+    const verifier = verifiers.get(request);
+    if (!verifier) throw new TypeError(`route ${request.routeOptions.url} reads the verifier but is not behind the helpdesk hook`);
+    return verifier;
+  };
+  const authenticate = async (request: FastifyRequest): Promise<Verifier> => {
     const org = await organizationOf(request, deps.store);
     const authorization = request.headers.authorization;
     if (authorization === undefined) throw new ApiError('UNAUTHENTICATED', 'header Authorization: is required (Bearer and the person JWT of a verifier)');
@@ -90,16 +104,19 @@ export function helpdeskVerificationRoutes(deps: VerificationDeps, reader: Token
     if (!isVerifier(person) || email === undefined) {
       throw new ApiError('FORBIDDEN', 'header Authorization: the person is not a console person holding the verifier role, with an email handle');
     }
-    return { org, caller: { door: 'helpdesk', personId: person.id }, operator: { email, assertion: 'helpdesk_session' } };
+    return { org, caller: { door: 'helpdesk', personId: person.id }, operator: { email, assertion: 'helpdesk_session' }, operatorId: person.id };
   };
   return async (app) => {
+    // Before the body is read, as at the integration door: design §6 answers the caller's
+    // authentication (401, 403) before any body rule (400).
+    app.addHook('onRequest', async (request) => void verifiers.set(request, await authenticate(request)));
     const security = [{ orgId: [], personJwt: [] }];
 
     app.post(
       '/helpdesk/email-verifications',
       { schema: { tags, security, summary: 'Send a code (helpdesk)', body: InitiateBody, response: { 201: Envelope(Initiated), ...responses } } },
       async (request, reply) => {
-        const { org, caller } = await verifierOf(request);
+        const { org, caller } = verifierOf(request);
         return reply.code(201).send({ result: await initiateVerification(deps, org, caller, identityNamedOnce(request.body)) });
       },
     );
@@ -108,8 +125,9 @@ export function helpdeskVerificationRoutes(deps: VerificationDeps, reader: Token
       '/helpdesk/email-verifications/verify',
       { schema: { tags, security, summary: 'Check the code (helpdesk)', body: HelpdeskVerifyBody, response: { 200: Envelope(Verified), ...responses } } },
       async (request) => {
-        const { org, caller, operator } = await verifierOf(request);
-        return { result: await verifyCode(deps, org, caller, operator, request.body, async () => {}) };
+        // The caller is the operator, and a verifier: the hook checked it.
+        const { org, caller, operator, operatorId } = verifierOf(request);
+        return { result: await verifyCode(deps, org, caller, operator, request.body, async () => operatorId) };
       },
     );
   };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import type { TestOrg, TestService } from '../helpers/service.ts';
-import type { SmtpListener } from '../helpers/smtp.ts';
+import { codeFrom, type SmtpListener } from '../helpers/smtp.ts';
 import type { ScimTenant } from '../scim/scim-helpers.ts';
 import { type Door, doorsOf } from './doors.ts';
 import { startVerificationHarness, type VerificationHarness, wrongCode } from './harness.ts';
@@ -106,6 +106,70 @@ for (const backend of backends()) {
       const fresh = await started(other.doors[1]!);
       const ok = await other.doors[1]!.verify({ verification_id: fresh.id, connection_id: scim.connectionId, code: fresh.code }, other.operators.verifier);
       assert.equal(ok.body.result.verified, true, 'another operator is not limited');
+    });
+
+    it('regression: a verifier with two email handles was two operators to the rate limit; now one person is one operator', async () => {
+      const { doors } = await doorsOf(t, org);
+      const tag = Math.random().toString(36).slice(2);
+      const emails = [`a.${tag}@example.org`, `b.${tag}@example.org`];
+      const created = await t.call('POST', '/persons', {
+        as: org,
+        body: { handles: emails.map((value) => ({ type: 'email_address', value })), roles: ['verifier'], console: true },
+      });
+      assert.equal(created.status, 201);
+      let judged = 0;
+      for (let round = 0; round < 8 && judged < 31; round++) {
+        const { id, code } = await started(doors[0]!);
+        for (let i = 0; i < 4; i++) {
+          const answer = await doors[0]!.verify({ verification_id: id, connection_id: scim.connectionId, code: wrongCode(code) }, emails[i % 2]!);
+          if (answer.status === 429) {
+            assert.equal(answer.body.errors[0].code, 'OPERATOR_RATE_LIMITED');
+            assert.equal(judged, 30, 'thirty attempts across both addresses, then the limit');
+            return;
+          }
+          judged++;
+        }
+      }
+      assert.fail(`${judged} attempts were judged without a limit`);
+    });
+
+    it('regression: initiates for one identity were unlimited (a new five guesses each); now five in ten minutes, and ten attempts an hour', async () => {
+      const { doors, operators } = await doorsOf(t, org);
+      const identity = await h.provisioned();
+      const initiate = () => doors[0]!.initiate({ connection_id: scim.connectionId, identity_id: identity.id });
+      const codes: { id: string; code: string }[] = [];
+      for (let i = 0; i < 5; i++) {
+        const response = await initiate();
+        assert.equal(response.status, 201, `initiate ${i + 1}`);
+        codes.push({ id: response.body.result.verification_id, code: codeFrom(await smtp.nextMessage()) });
+      }
+      const sixth = await initiate();
+      assert.deepEqual([sixth.status, sixth.body.errors[0].code], [429, 'IDENTITY_RATE_LIMITED']);
+      assert.ok(Number(sixth.headers.get('retry-after')) > 0);
+      assert.equal(smtp.messages.filter((m) => m.rcptTo[0]?.toLowerCase() === identity.email.toLowerCase()).length, 5, 'no sixth email');
+
+      // Another identity: two verifications of five wrong codes each spend its ten an hour.
+      const other = await h.provisioned();
+      const verifyFor = async () => {
+        const response = await doors[0]!.initiate({ connection_id: scim.connectionId, identity_id: other.id });
+        assert.equal(response.status, 201);
+        return { id: response.body.result.verification_id as string, code: codeFrom(await smtp.nextMessage()) };
+      };
+      for (let round = 0; round < 2; round++) {
+        const { id, code } = await verifyFor();
+        for (let i = 0; i < 5; i++) {
+          const answer = await doors[0]!.verify({ verification_id: id, connection_id: scim.connectionId, code: wrongCode(code) }, operators.verifier);
+          assert.equal(answer.body.result?.verified, false, JSON.stringify(answer.body));
+        }
+      }
+      const third = await verifyFor();
+      const refused = await doors[0]!.verify({ verification_id: third.id, connection_id: scim.connectionId, code: third.code }, operators.verifier);
+      assert.deepEqual([refused.status, refused.body.errors[0].code], [429, 'IDENTITY_RATE_LIMITED'], 'even the right code waits');
+    });
+
+    it('regression: the helpdesk door judged the body (400) before the caller (401)', async () => {
+      const response = await t.call('POST', '/helpdesk/email-verifications/verify', { as: { 'service-orgid': org.orgId }, body: { code: 'nope' } });
+      assert.equal(response.status, 401);
     });
   });
 }

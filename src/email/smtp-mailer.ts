@@ -81,8 +81,10 @@ export function smtpMailer(options: SmtpOptions): Mailer {
         await transporter.sendMail({
           from: { name: message.fromName, address: message.fromAddress ?? options.from },
           // The bounce address is always ours, whatever From says.
-          envelope: { from: options.from, to: message.to },
-          to: message.to,
+          // One recipient, as an address object: a string would be parsed as a list of them
+          // (and display names), so an odd directory value could add recipients.
+          envelope: { from: options.from, to: [message.to] },
+          to: { name: '', address: message.to },
           subject: message.subject,
           text: message.text,
           html: message.html,

@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { ApiError } from '../errors/api-error.ts';
 import { identityFields, isObject } from '../scim/user-resource.ts';
+import { canonicalEmailAddress } from '../validation/email.ts';
 import type { DirectoryIdentity, IdentityRef } from './identity-directory.ts';
 
 export interface PullOptions {
@@ -27,7 +28,12 @@ export class ScimPullClient {
   async lookup(baseUrl: string, token: string, by: IdentityRef): Promise<DirectoryIdentity | undefined> {
     if ('identityId' in by) {
       const { status, body } = await this.#get(baseUrl, token, `/Users/${encodeURIComponent(by.identityId)}`, [200, 404]);
-      return status === 404 ? undefined : toIdentity(body);
+      if (status === 404) return undefined;
+      const identity = toIdentity(body);
+      // Another user than the one asked for (a misrouted, cached or hostile answer) must not
+      // pass initiate or the deny-gate in its place.
+      if (identity.identityId !== by.identityId) throw unavailable('it answered a different user than the id asked for');
+      return identity;
     }
     // The work email first (Entra's form); a provider that cannot filter on it (Okta filters
     // only userName, externalId and id) answers 400, and userName, often the email, is asked.
@@ -36,8 +42,13 @@ export class ScimPullClient {
     if (answer.status === 400) answer = await this.#get(baseUrl, token, `/Users?filter=${encodeURIComponent(`userName eq ${quoted}`)}`, [200]);
     const resources = isObject(answer.body) && Array.isArray(answer.body.Resources) ? answer.body.Resources : undefined;
     if (!resources) throw unavailable('its answer to a filter is not a SCIM ListResponse');
-    // The provider's filter semantics are not ours to trust: the email itself must match.
-    return resources.map(toIdentity).find((identity) => identity.email?.toLowerCase() === by.email.toLowerCase());
+    // The provider's filter semantics are not ours to trust: the email itself (one valid
+    // address, toIdentity) must be the one asked for, compared canonically; two such users
+    // are ambiguous, and neither may be chosen.
+    const wanted = canonicalEmailAddress(by.email);
+    const matches = resources.map(toIdentity).filter((identity) => identity.email !== null && canonicalEmailAddress(identity.email) === wanted);
+    if (matches.length > 1) throw unavailable('more than one of its users holds the email asked for');
+    return matches[0];
   }
 
   async #get(baseUrl: string, token: string, path: string, accepted: number[]): Promise<{ status: number; body: unknown }> {

@@ -36,6 +36,13 @@ const user = (id: string, email: unknown, extra: object = {}) => ({
   emails: [{ type: 'work', primary: true, value: email }],
   ...extra,
 });
+const list = (...Resources: unknown[]) => ({
+  schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+  totalResults: Resources.length,
+  Resources,
+});
+const unavailable = (e: unknown) => (e as { code?: string }).code === 'IDENTITY_SOURCE_UNAVAILABLE' && (e as { status?: number }).status === 503;
+
 for (const backend of backends()) {
   describe(`scim_pull against a crafted provider (issue 12 review) on ${backend.name}`, () => {
     let t: TestService;
@@ -71,5 +78,31 @@ for (const backend of backends()) {
         assert.deepEqual(found && { identityId: found.identityId, email: found.email }, { identityId: 'u1', email: null });
       });
     }
+
+    it('regression: a provider that answers another user than the id asked for fails closed (initiate and deny-gate alike)', async () => {
+      provider.answer(() => [200, user('u-other', 'attacker@evil.test')]);
+      await assert.rejects(directory.lookup(org.orgId, connectionId, { identityId: 'u-asked' }), unavailable);
+      // The id is compared exactly: a case variant is another id.
+      provider.answer(() => [200, user('U-ASKED', 'victim@example.com')]);
+      await assert.rejects(directory.lookup(org.orgId, connectionId, { identityId: 'u-asked' }), unavailable);
+      provider.answer(() => [200, user('u-asked', 'victim@example.com')]);
+      assert.equal((await directory.lookup(org.orgId, connectionId, { identityId: 'u-asked' }))?.identityId, 'u-asked');
+    });
+
+    it('by email, a user whose own email is not the one asked for never counts', async () => {
+      provider.answer(() => [200, list(user('u-other', 'attacker@evil.test'))]);
+      assert.equal(await directory.lookup(org.orgId, connectionId, { email: 'victim@example.com' }), undefined);
+      // Nor does a user whose email is a list that merely contains the one asked for.
+      provider.answer(() => [200, list(user('u-list', 'victim@example.com, attacker@evil.test'))]);
+      assert.equal(await directory.lookup(org.orgId, connectionId, { email: 'victim@example.com' }), undefined);
+      provider.answer(() => [200, list(user('u-other', 'attacker@evil.test'), user('u-victim', 'Victim@Example.COM'))]);
+      const found = await directory.lookup(org.orgId, connectionId, { email: 'victim@EXAMPLE.com' });
+      assert.deepEqual(found && [found.identityId, found.email], ['u-victim', 'Victim@Example.COM']);
+    });
+
+    it('regression: by email, more than one user holding the address asked for fails closed', async () => {
+      provider.answer(() => [200, list(user('u-1', 'victim@example.com'), user('u-2', 'VICTIM@example.com'))]);
+      await assert.rejects(directory.lookup(org.orgId, connectionId, { email: 'victim@example.com' }), unavailable);
+    });
   });
 }

@@ -94,7 +94,9 @@ async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
 /** Read leniently: a provider's resource may carry attributes this server would refuse on push. */
 function toIdentity(resource: unknown): DirectoryIdentity {
   if (!isObject(resource) || typeof resource.id !== 'string') throw unavailable('its answer is not a SCIM User');
-  const active = resource.active === undefined || resource.active === true || String(resource.active).toLowerCase() === 'true';
+  // Only an explicit true (or Entra's "True") is active. RFC 7643 makes `active` optional,
+  // but for the deny-gate an attribute the provider left out must not mean yes: fail closed.
+  const active = resource.active === true || (typeof resource.active === 'string' && resource.active.toLowerCase() === 'true');
   const emails = Array.isArray(resource.emails) ? resource.emails.filter(isObject) : [];
   const name = isObject(resource.name) ? resource.name : undefined;
   const fields = identityFields({ ...resource, active, emails, name });

@@ -104,5 +104,25 @@ for (const backend of backends()) {
       provider.answer(() => [200, list(user('u-1', 'victim@example.com'), user('u-2', 'VICTIM@example.com'))]);
       await assert.rejects(directory.lookup(org.orgId, connectionId, { email: 'victim@example.com' }), unavailable);
     });
+
+    it('regression: a provider that omits active (or sends anything but true) is read as inactive, by id and by email', async () => {
+      const cases: [unknown, boolean][] = [
+        [undefined, false],
+        [null, false],
+        ['yes', false],
+        [1, false],
+        ['False', false],
+        [false, false],
+        ['True', true],
+        [true, true],
+      ];
+      for (const [active, expected] of cases) {
+        const { active: _, ...withoutActive } = user('u-a', 'ada@example.com');
+        const resource = active === undefined ? withoutActive : { ...withoutActive, active };
+        provider.answer((request) => [200, request.url?.includes('filter') ? list(resource) : resource]);
+        assert.equal((await directory.lookup(org.orgId, connectionId, { identityId: 'u-a' }))?.active, expected, `active: ${JSON.stringify(active)}`);
+        assert.equal((await directory.lookup(org.orgId, connectionId, { email: 'ada@example.com' }))?.active, expected, `active: ${JSON.stringify(active)}`);
+      }
+    });
   });
 }

@@ -16,6 +16,13 @@ const MAX_STRING = 1024;
 const MAX_VALUES = 100;
 /** An extension the server has no schema for is kept as sent, within this size. */
 const MAX_EXTENSION_BYTES = 16_384;
+/** Extension schemas (besides the Enterprise one) one User may hold. */
+const MAX_EXTENSIONS = 10;
+/**
+ * The whole User's attributes, serialised as stored: without it, per-value and per-extension
+ * limits still let one User grow without bound (many extensions, many long values).
+ */
+const MAX_USER_BYTES = 65_536;
 
 type Attributes = Record<string, unknown>;
 
@@ -64,7 +71,31 @@ export function normaliseUser(body: unknown): Attributes {
   if (typeof out.userName !== 'string') throw new ScimError('invalidValue', 'userName: is required (a non-empty string)');
   checkEmailValues(out.emails);
   out.active ??= true;
+  checkSize(out);
   return out;
+}
+
+/**
+ * Bounds on the User as a whole, for POST, PUT and a PATCH's result alike. invalidValue, not
+ * tooMany: RFC 7644 §3.12 keeps tooMany for a filter that yields too many results, and
+ * invalidValue is its error for a value the resource cannot hold; 413 is for request bodies,
+ * while a PATCH of a few bytes can push a stored User past this.
+ */
+function checkSize(user: Attributes): void {
+  const extensions = Object.keys(user).filter((key) => isSchemaUrn(key) && key !== ENTERPRISE_SCHEMA).length;
+  if (extensions > MAX_EXTENSIONS) {
+    throw new ScimError(
+      'invalidValue',
+      `schemas: a User may hold at most ${MAX_EXTENSIONS} extension schemas besides the Enterprise one (this one would hold ${extensions})`,
+    );
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(user));
+  if (bytes > MAX_USER_BYTES) {
+    throw new ScimError(
+      'invalidValue',
+      `body: the User's attributes must be at most 64 KiB (${MAX_USER_BYTES} bytes) once serialised; this one would be ${bytes}`,
+    );
+  }
 }
 
 /**

@@ -25,7 +25,8 @@ for (const backend of backends()) {
     let tenant: ScimTenant;
     let id: string;
     before(async () => {
-      t = await startTestService(backend);
+      // A body limit above the User cap, so POST and PUT reach it (PATCH reaches it in small steps anyway).
+      t = await startTestService(backend, { TESSERA_BODY_LIMIT: '1048576' });
       tenant = await scimTenant(t);
       const created = await tenant.call('POST', '/Users', { schemas: [CORE], userName: 'grace', emails: [{ type: 'work', value: 'Grace@Example.com' }] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -60,6 +61,46 @@ for (const backend of backends()) {
         assert.equal(created.status, 201, JSON.stringify(created.body));
         assert.equal(created.body.emails[0].value, value);
       }
+    });
+
+    const ext = (i: number) => `urn:example:scim:schemas:extension:custom${i}:2.0:User`;
+    const blob = (kib: number) => ({ note: 'x'.repeat(kib * 1024) });
+
+    it('regression: a User cannot grow past 64 KiB through many extensions each under 16 KB, on POST, PUT or PATCH', async () => {
+      const big = Object.fromEntries([1, 2, 3, 4, 5].map((i) => [ext(i), blob(15)]));
+      const user = { schemas: [CORE], userName: 'grace', emails: [{ type: 'work', value: 'Grace@Example.com' }] };
+      const before = (await tenant.call('GET', `/Users/${id}`)).body;
+      for (const response of [
+        await tenant.call('POST', '/Users', { ...user, userName: 'big', ...big }),
+        await tenant.call('PUT', `/Users/${id}`, { ...user, ...big }),
+        await tenant.call('PATCH', `/Users/${id}`, patch({ op: 'add', value: big })),
+        // Core attributes too: 100 addresses of long strings, each value within its own limit.
+        await tenant.call('POST', '/Users', { userName: 'wide', addresses: Array.from({ length: 100 }, () => ({ formatted: 'a'.repeat(1000) })) }),
+      ]) {
+        assertScimError(response, 400, 'invalidValue');
+        assert.match(response.body.detail, /64 KiB/);
+      }
+      // Grown one PATCH at a time, the User stops at the cap.
+      const answers: number[] = [];
+      for (const i of [1, 2, 3, 4, 5]) answers.push((await tenant.call('PATCH', `/Users/${id}`, patch({ op: 'add', path: ext(i), value: blob(15) }))).status);
+      assert.deepEqual(answers, [200, 200, 200, 200, 400]);
+      const grown = (await tenant.call('GET', `/Users/${id}`)).body;
+      assert.ok(Buffer.byteLength(JSON.stringify(grown)) < 70 * 1024);
+      assert.equal((await tenant.call('PUT', `/Users/${id}`, { ...before, schemas: [CORE], meta: undefined })).status, 200, 'the User can be shrunk back');
+    });
+
+    it('regression: a User holds at most 10 extension schemas besides the Enterprise one', async () => {
+      const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [ext(i), { n: i }]));
+      const ok = await tenant.call('POST', '/Users', {
+        userName: 'ten',
+        ...many(10),
+        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'R&D' },
+      });
+      assert.equal(ok.status, 201, JSON.stringify(ok.body));
+      const tooMany = await tenant.call('POST', '/Users', { userName: 'eleven', ...many(11) });
+      assertScimError(tooMany, 400, 'invalidValue');
+      assert.match(tooMany.body.detail, /at most 10 extension schemas/);
+      assertScimError(await tenant.call('PATCH', `/Users/${ok.body.id}`, patch({ op: 'add', path: ext(10), value: { n: 10 } })), 400, 'invalidValue');
     });
   });
 }

@@ -9,6 +9,7 @@ import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { ConnectionStore, IdentityConnection } from '../store/connections/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
+import { hostProblem } from './address-policy.ts';
 import { recordDirectoryEvent } from './audit.ts';
 import { baseUrlProblem, ConnectionParams, ConnectionView, CreatedConnection, NewConnection, presentConnection, ScimToken } from './schemas.ts';
 
@@ -51,7 +52,7 @@ export function connectionRoutes({ store, box, issuer, dev, now }: ConnectionRou
         } else {
           if (base_url === undefined) throw invalidField('body.base_url', 'is required for type scim_pull');
           if (bearer_token === undefined) throw invalidField('body.bearer_token', 'is required for type scim_pull');
-          const problem = baseUrlProblem(base_url, dev);
+          const problem = baseUrlProblem(base_url, dev) ?? (await hostProblem(new URL(base_url), { allowLoopback: dev }));
           if (problem) throw invalidField('body.base_url', problem);
         }
         const token = type === 'scim' ? newSecret('tscim') : undefined;

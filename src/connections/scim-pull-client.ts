@@ -1,12 +1,18 @@
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { ApiError } from '../errors/api-error.ts';
 import { identityFields, isObject } from '../scim/user-resource.ts';
 import { canonicalEmailAddress } from '../validation/email.ts';
+import { checkLiteralHost, ForbiddenDestinationError, guardedLookup } from './address-policy.ts';
 import type { DirectoryIdentity, IdentityRef } from './identity-directory.ts';
 
 export interface PullOptions {
   /** The whole exchange, headers and body: verification waits on it. */
   timeoutMs?: number;
+  /**
+   * Whether the provider may be on loopback (development mode only). Private, link-local,
+   * CGNAT, unique-local, unspecified and multicast addresses are never reached.
+   */
+  allowLoopback?: boolean;
 }
 
 const MAX_BODY_BYTES = 1_048_576;
@@ -20,9 +26,14 @@ const RETRY_AFTER_SECONDS = '5';
  */
 export class ScimPullClient {
   readonly #timeoutMs: number;
+  readonly #allowLoopback: boolean;
+  /** Every connection resolves through guardedLookup: DNS rebinding after creation gains nothing. */
+  readonly #dispatcher: Agent;
 
-  constructor({ timeoutMs = 3000 }: PullOptions = {}) {
+  constructor({ timeoutMs = 3000, allowLoopback = false }: PullOptions = {}) {
     this.#timeoutMs = timeoutMs;
+    this.#allowLoopback = allowLoopback;
+    this.#dispatcher = new Agent({ connect: { lookup: guardedLookup({ allowLoopback }) } });
   }
 
   async lookup(baseUrl: string, token: string, by: IdentityRef): Promise<DirectoryIdentity | undefined> {
@@ -55,11 +66,16 @@ export class ScimPullClient {
     const signal = AbortSignal.timeout(this.#timeoutMs);
     let status: number;
     let text: string;
+    const url = new URL(`${baseUrl}${path}`);
+    // An IP literal never reaches the lookup: its address is checked here.
+    const refused = checkLiteralHost(url, { allowLoopback: this.#allowLoopback });
+    if (refused) throw unavailable(refused.message, refused);
     try {
-      const response = await request(`${baseUrl}${path}`, {
+      const response = await request(url, {
         method: 'GET',
         headers: { authorization: `Bearer ${token}`, accept: 'application/scim+json, application/json' },
         signal,
+        dispatcher: this.#dispatcher,
       });
       status = response.statusCode;
       if (!accepted.includes(status)) {
@@ -69,6 +85,8 @@ export class ScimPullClient {
       text = await readBounded(response.body);
     } catch (error) {
       if (error instanceof ApiError) throw error;
+      const forbidden = forbiddenIn(error);
+      if (forbidden) throw unavailable(forbidden.message, error);
       throw unavailable(signal.aborted ? `it did not answer within ${this.#timeoutMs} ms` : 'it could not be reached', error);
     }
     if (status === 404) return { status, body: undefined };
@@ -103,10 +121,28 @@ function toIdentity(resource: unknown): DirectoryIdentity {
   return { identityId: resource.id, email: fields.email, active: fields.active, displayName: fields.displayName };
 }
 
+/** The guarded lookup's refusal, wherever undici wrapped it (an AggregateError, a cause). */
+function forbiddenIn(error: unknown, depth = 0): ForbiddenDestinationError | undefined {
+  if (error instanceof ForbiddenDestinationError) return error;
+  if (depth > 4 || !(error instanceof Error)) return undefined;
+  const inner = error instanceof AggregateError ? error.errors : [error.cause];
+  for (const e of inner) {
+    const found = forbiddenIn(e, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * One message for every failure: what the provider answered (a status, a body, unreachable, a
+ * refused address) would let whoever names base_url probe what lies behind it. The reason goes
+ * to the service log only, as the error's cause.
+ */
 function unavailable(why: string, cause?: unknown): ApiError {
-  const error = new ApiError('IDENTITY_SOURCE_UNAVAILABLE', `connection: the identity provider could not be read (${why}); retry later`, {
-    'retry-after': RETRY_AFTER_SECONDS,
-  });
-  if (cause !== undefined) Object.defineProperty(error, 'cause', { value: cause });
-  return error;
+  return new ApiError(
+    'IDENTITY_SOURCE_UNAVAILABLE',
+    'connection: the identity provider could not be read; retry later',
+    { 'retry-after': RETRY_AFTER_SECONDS },
+    new Error(`scim_pull: ${why}`, cause === undefined ? undefined : { cause }),
+  );
 }

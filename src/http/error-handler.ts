@@ -70,6 +70,11 @@ export function toErrorResponse(error: unknown): ErrorResponse {
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const response = toErrorResponse(error);
   if (response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
+  // A known failure of the service's side (502, 503) may carry why in its cause, which the
+  // caller never sees (a provider's answer, a mail server's refusal): the log is its place.
+  else if (response.status >= 500 && error instanceof CodedError && error.cause !== undefined) {
+    request.log.warn({ code: response.errors[0]?.code, err: error.cause }, 'request failed on a dependency');
+  }
   reply
     .code(response.status)
     .headers(response.headers ?? {})

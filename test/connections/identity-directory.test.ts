@@ -34,7 +34,7 @@ for (const backend of backends()) {
       // TESSERA_DEV=1: the provider below is plain http on loopback.
       t = await startTestService(backend, { TESSERA_DEV: '1' });
       provider = await startTestService(backend);
-      directory = identityDirectory(t.service.store, connectionSecretBox(TEST_SECRET), { timeoutMs: 500 });
+      directory = identityDirectory(t.service.store, connectionSecretBox(TEST_SECRET), { timeoutMs: 500, allowLoopback: true });
       org = await t.org();
     });
     after(async () => {

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { lookup } from 'node:dns/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { isAllowedAddress } from '../../src/connections/address-policy.ts';
 import { type IdentityDirectory, identityDirectory } from '../../src/connections/identity-directory.ts';
 import { connectionSecretBox } from '../../src/connections/sealing.ts';
+import { newId } from '../../src/crypto/ids.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
+import { sendError } from '../../src/http/error-handler.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
 
@@ -53,7 +59,7 @@ for (const backend of backends()) {
     before(async () => {
       t = await startTestService(backend, { TESSERA_DEV: '1' });
       org = await t.org();
-      directory = identityDirectory(t.service.store, connectionSecretBox(TEST_SECRET), { timeoutMs: 1000 });
+      directory = identityDirectory(t.service.store, connectionSecretBox(TEST_SECRET), { timeoutMs: 1000, allowLoopback: true });
       provider = await fakeProvider();
       const created = await t.call('POST', '/organizations/connections', {
         as: org,
@@ -126,3 +132,154 @@ for (const backend of backends()) {
     });
   });
 }
+
+const GENERIC_503 = 'connection: the identity provider could not be read; retry later';
+const forbiddenBaseUrls = [
+  'https://127.0.0.1/scim/v2',
+  'https://127.1.2.3/scim/v2',
+  'https://[::1]/scim/v2',
+  'https://localhost/scim/v2',
+  'https://localhost./scim/v2',
+  'https://scim.localhost/scim/v2',
+  'https://169.254.169.254/latest/meta-data',
+  'https://10.0.0.1/scim/v2',
+  'https://172.16.5.4/scim/v2',
+  'https://192.168.1.1/scim/v2',
+  'https://100.64.0.1/scim/v2',
+  'https://0.0.0.0/scim/v2',
+  'https://[::]/scim/v2',
+  'https://224.0.0.1/scim/v2',
+  'https://[fd00::1]/scim/v2',
+  'https://[fe80::1]/scim/v2',
+  'https://[ff02::1]/scim/v2',
+  'https://[::ffff:169.254.169.254]/scim/v2',
+  'https://[64:ff9b::a00:1]/scim/v2',
+  'https://0x7f.1/scim/v2',
+  'https://2130706433/scim/v2',
+];
+
+for (const backend of backends()) {
+  describe(`scim_pull base_url SSRF (issue 12 review) on ${backend.name}`, () => {
+    let prod: TestService;
+    let dev: TestService;
+    let provider: Awaited<ReturnType<typeof fakeProvider>>;
+    before(async () => {
+      prod = await startTestService(backend);
+      dev = await startTestService(backend, { TESSERA_DEV: '1' });
+      provider = await fakeProvider();
+    });
+    after(async () => {
+      provider.close();
+      await prod.close();
+      await dev.close();
+    });
+    const create = (t: TestService, org: TestOrg, base_url: string) =>
+      t.call('POST', '/organizations/connections', { as: org, body: { name: `n-${Math.random()}`, type: 'scim_pull', base_url, bearer_token: 'token' } });
+    /** A connection stored as if base_url had been acceptable when it was created (DNS answers change). */
+    const stored = async (t: TestService, org: TestOrg, baseUrl: string) => {
+      const at = Date.now();
+      const id = newId('con', at);
+      const box = connectionSecretBox(TEST_SECRET);
+      await t.service.store.createConnection({
+        id,
+        orgId: org.orgId,
+        name: `s-${Math.random()}`,
+        type: 'scim_pull',
+        tokenHash: null,
+        baseUrl,
+        sealedBearerToken: box.seal('token'),
+        createdAt: at,
+      });
+      return id;
+    };
+
+    for (const base_url of forbiddenBaseUrls) {
+      it(`regression: refuses a scim_pull base_url of ${base_url} outside development mode`, async () => {
+        const org = await prod.org();
+        const response = await create(prod, org, base_url);
+        assert.equal(response.status, 400, JSON.stringify(response.body));
+        assert.match(response.body.errors[0].message, /^body\.base_url: must not name or resolve to a loopback, private/);
+      });
+    }
+
+    it('regression: in development mode loopback is allowed, private and link-local addresses still are not', async () => {
+      const org = await dev.org();
+      assert.equal((await create(dev, org, provider.url)).status, 201);
+      assert.equal((await create(dev, org, 'http://localhost:9/scim/v2')).status, 201);
+      for (const url of ['https://10.0.0.1/scim/v2', 'https://169.254.169.254/', 'https://[fd12::1]/']) {
+        assert.equal((await create(dev, org, url)).status, 400, url);
+      }
+    });
+
+    it('regression: the pull client refuses a forbidden address on every connection, whatever was stored, and never asks it', async () => {
+      const org = await prod.org();
+      const directory = identityDirectory(prod.service.store, connectionSecretBox(TEST_SECRET), { timeoutMs: 1000 });
+      const asked = provider.asked.length;
+      provider.answer(() => [200, user('u1', 'ada@example.com')]);
+      const port = new URL(provider.url).port;
+      for (const baseUrl of [provider.url, `http://localhost:${port}/scim/v2`, `http://[::ffff:127.0.0.1]:${port}/scim/v2`]) {
+        const id = await stored(prod, org, baseUrl);
+        const error = await directory.lookup(org.orgId, id, { identityId: 'u1' }).then(
+          () => assert.fail(`${baseUrl} was read`),
+          (e: Error) => e,
+        );
+        assert.ok(unavailable(error), String(error));
+        assert.equal(error.message, GENERIC_503);
+        assert.match(String((error.cause as Error).message), /may not reach/);
+      }
+      assert.equal(provider.asked.length, asked, 'the provider was never asked');
+    });
+
+    it('regression: a name that resolves to a forbidden address at connection time is refused (DNS rebinding after creation)', async (t) => {
+      const name = hostname();
+      const addresses = await lookup(name, { all: true }).catch(() => []);
+      if (addresses.length === 0 || addresses.some((a) => isAllowedAddress(a.address, { allowLoopback: false }))) {
+        t.skip(`${name} does not resolve only to forbidden addresses here`);
+        return;
+      }
+      const org = await prod.org();
+      const directory = identityDirectory(prod.service.store, connectionSecretBox(TEST_SECRET), { timeoutMs: 1000 });
+      const asked = provider.asked.length;
+      const id = await stored(prod, org, `http://${name}:${new URL(provider.url).port}/scim/v2`);
+      const error = await directory.lookup(org.orgId, id, { email: 'ada@example.com' }).then(
+        () => assert.fail('read'),
+        (e: Error) => e,
+      );
+      assert.ok(unavailable(error));
+      assert.match(String((error.cause as Error).message), /may not reach/);
+      assert.equal(provider.asked.length, asked);
+    });
+
+    it('regression: the 503 never says what the provider answered; the reason is the cause, for the log', async () => {
+      const org = await dev.org();
+      const created = await create(dev, org, provider.url);
+      const directory = identityDirectory(dev.service.store, connectionSecretBox(TEST_SECRET), { timeoutMs: 1000, allowLoopback: true });
+      for (const [status, body, reason] of [
+        [401, { detail: 'internal admin console v2.3' }, /HTTP 401/],
+        [200, '<html>internal</html>', /not JSON/],
+        [200, { hello: 'world' }, /not a SCIM User/],
+      ] as const) {
+        provider.answer(() => [status, body]);
+        const error = await directory.lookup(org.orgId, created.body.result.id, { identityId: 'u1' }).then(
+          () => assert.fail('read'),
+          (e: Error) => e,
+        );
+        assert.equal(error.message, GENERIC_503);
+        assert.match(String((error.cause as Error).message), reason);
+      }
+    });
+  });
+}
+
+describe('IDENTITY_SOURCE_UNAVAILABLE in the service log', () => {
+  it("regression: the provider's answer, kept from the caller, is logged as the error's cause", () => {
+    const logged: unknown[] = [];
+    const sent: unknown[] = [];
+    const reply = { code: () => reply, headers: () => reply, send: (body: unknown) => sent.push(body) };
+    const request = { log: { warn: (...args: unknown[]) => logged.push(args), error: (...args: unknown[]) => logged.push(args) } };
+    const cause = new Error('scim_pull: it answered HTTP 401');
+    sendError(new ApiError('IDENTITY_SOURCE_UNAVAILABLE', GENERIC_503, { 'retry-after': '5' }, cause), request as never, reply as never);
+    assert.deepEqual(logged, [[{ code: 'IDENTITY_SOURCE_UNAVAILABLE', err: cause }, 'request failed on a dependency']]);
+    assert.ok(!JSON.stringify(sent).includes('401'));
+  });
+});

@@ -138,7 +138,7 @@ export async function buildApp({
   await app.register(scimServer({ store, issuer, now }), { prefix: SCIM_PREFIX });
   const verification = {
     store,
-    directory: identityDirectory(store, connectionSecretBox(config.secret)),
+    directory: identityDirectory(store, connectionSecretBox(config.secret), { allowLoopback: config.dev }),
     mailer: openMailer(app.log),
     hasher: verificationHasher(config.secret),
     now,

@@ -4,12 +4,14 @@ import { apiBenchmark } from './api.ts';
 import { authnBenchmark } from './authn.ts';
 import { gatewayBenchmark } from './gateway.ts';
 import { tokenBenchmark } from './token.ts';
+import { verificationBenchmark } from './verification.ts';
 
 const benchmarks: Record<string, (options: { seconds: number; postgresUrl?: string }) => Promise<string>> = {
   api: apiBenchmark,
   authn: authnBenchmark,
   token: tokenBenchmark,
   gateway: gatewayBenchmark,
+  verification: verificationBenchmark,
 };
 
 const { values, positionals } = parseArgs({

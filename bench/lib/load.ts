@@ -21,6 +21,8 @@ export interface LoadOptions {
   body?: () => string;
   /** Fresh headers per request (merged over `headers`), e.g. a distinct subject token each time. */
   perRequestHeaders?: () => Record<string, string>;
+  /** A fresh path (and query) per request on `url`'s host, e.g. a filter naming another user each time. */
+  perRequestPath?: () => string;
   connections?: number;
   seconds?: number;
 }
@@ -33,6 +35,7 @@ export async function load({
   headers = {},
   body,
   perRequestHeaders,
+  perRequestPath,
   connections = 50,
   seconds = 10,
 }: LoadOptions): Promise<LoadResult> {
@@ -43,7 +46,7 @@ export async function load({
     connections,
     duration: seconds,
     requests:
-      body || perRequestHeaders
+      body || perRequestHeaders || perRequestPath
         ? [
             {
               method,
@@ -52,6 +55,7 @@ export async function load({
                 ...request,
                 ...(body ? { body: body() } : {}),
                 ...(perRequestHeaders ? { headers: { ...headers, ...perRequestHeaders() } } : {}),
+                ...(perRequestPath ? { path: perRequestPath() } : {}),
               }),
             },
           ]

@@ -3,6 +3,9 @@ import { type BenchProcess, startProcess } from './process.ts';
 
 export type ServiceProcess = BenchProcess;
 
+/** The service's TESSERA_SECRET in every benchmark: a benchmark that writes keyed rows itself needs it. */
+export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret';
+
 /**
  * The service in a process of its own, so the load generator does not share its event loop.
  * BENCH_SERVICE_NODE_OPTIONS reaches the service only, e.g. --cpu-prof for a profile under load;
@@ -16,7 +19,7 @@ export function startServiceProcess(env: Record<string, string>): Promise<Servic
       NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? '',
       TESSERA_PORT: String(port),
       TESSERA_LOG_LEVEL: 'warn',
-      TESSERA_SECRET: 'bench-secret-bench-secret-bench-secret',
+      TESSERA_SECRET: BENCH_SECRET,
       ...env,
     }),
     '/healthz',

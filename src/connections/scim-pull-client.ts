@@ -139,10 +139,8 @@ function forbiddenIn(error: unknown, depth = 0): ForbiddenDestinationError | und
  * to the service log only, as the error's cause.
  */
 function unavailable(why: string, cause?: unknown): ApiError {
-  return new ApiError(
-    'IDENTITY_SOURCE_UNAVAILABLE',
-    'connection: the identity provider could not be read; retry later',
-    { 'retry-after': RETRY_AFTER_SECONDS },
-    new Error(`scim_pull: ${why}`, cause === undefined ? undefined : { cause }),
-  );
+  // The caller learns only that the provider could not be read; why goes to the log as the cause.
+  const detail = new Error(`scim_pull: ${why}`, cause === undefined ? undefined : { cause });
+  const message = 'connection: the identity provider could not be read; retry later';
+  return new ApiError('IDENTITY_SOURCE_UNAVAILABLE', message, { 'retry-after': RETRY_AFTER_SECONDS }, detail);
 }

@@ -21,7 +21,8 @@ function sources(dir: string): string[] {
  */
 function answeredCodes(): Set<string> {
   const sites = [
-    /new (?:ApiError|GatewayError|OAuthError|ScimError)\('([A-Za-z_]+)'/g,
+    // \s*: the formatter may put the code on a line of its own.
+    /new (?:ApiError|GatewayError|OAuthError|ScimError)\(\s*'([A-Za-z_]+)'/g,
     /oauthError\('([a-z_]+)'/g,
     /\? '([A-Z_]{4,})' : '([A-Z_]{4,})'/g,
     /(?::|\?\?) \['([A-Z][A-Z_]+)', ['`]/g,

@@ -6,7 +6,6 @@ const CODE_SPACE = 1_000_000;
 
 /** HKDF purposes: each use of TESSERA_SECRET gets its own key (credentials' codes use another). */
 const CODE_HASH_PURPOSE = 'email-verification-code';
-const OPERATOR_KEY_PURPOSE = 'email-verification-operator';
 
 /** A fresh code: uniform over 000000–999999 from the system CSPRNG (randomInt rejects modulo bias). */
 export function newVerificationCode(): string {
@@ -18,8 +17,6 @@ export interface VerificationHasher {
   hashCode(verificationId: string, code: string): string;
   /** Whether `code` is the one hashed into `storedHash`, compared in constant time. */
   codeMatches(verificationId: string, code: string, storedHash: string): boolean;
-  /** The rate-limit key of an operator: their canonical email, keyed, so the counter table names nobody. */
-  operatorKey(canonicalEmail: string): string;
 }
 
 /**
@@ -30,7 +27,6 @@ export interface VerificationHasher {
  */
 export function verificationHasher(secret: string): VerificationHasher {
   const codeKey = Buffer.from(hkdfSync('sha256', secret, 'tessera', CODE_HASH_PURPOSE, 32));
-  const operatorKey = Buffer.from(hkdfSync('sha256', secret, 'tessera', OPERATOR_KEY_PURPOSE, 32));
   // The id's length goes first, so no (id, code) pair can be spelt as another.
   const digest = (verificationId: string, code: string) =>
     createHmac('sha256', codeKey).update(`${verificationId.length}:${verificationId}:${code}`, 'utf8').digest();
@@ -42,6 +38,5 @@ export function verificationHasher(secret: string): VerificationHasher {
       // Both are 32 bytes unless the stored value is corrupt; the length is not the secret.
       return stored.length === candidate.length && timingSafeEqual(stored, candidate);
     },
-    operatorKey: (canonicalEmail) => createHmac('sha256', operatorKey).update(canonicalEmail, 'utf8').digest('base64url'),
   };
 }

@@ -53,12 +53,4 @@ describe('Verification code hashes', () => {
     assert.notEqual(hasher.hashCode('evf_1', '123456'), hasher.hashCode('evf_2', '123456'), 'equal codes do not look alike');
     assert.notEqual(hasher.hashCode('evf_1:1', '23456'), hasher.hashCode('evf_1', '1:23456'), 'no two pairs spell the same input');
   });
-
-  it('key operators by email without naming them', () => {
-    const key = hasher.operatorKey('ada@example.com');
-    assert.equal(key, hasher.operatorKey('ada@example.com'));
-    assert.notEqual(key, hasher.operatorKey('bob@example.com'));
-    assert.ok(!key.includes('ada'));
-    assert.notEqual(key, hasher.hashCode('ada@example.com', ''), 'a key of its own');
-  });
 });

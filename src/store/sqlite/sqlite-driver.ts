@@ -14,7 +14,7 @@ export class SqliteDriver implements SqlDriver {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   #busy: Promise<void> | undefined;
-  #pending: PendingWrite[] = [];
+  #pending: PendingWrite<unknown>[] = [];
   #flushScheduled = false;
   readonly #direct: SqlExecutor;
 
@@ -33,6 +33,9 @@ export class SqliteDriver implements SqlDriver {
   }
 
   async all<Row>(sql: string, params: readonly SqlParam[] = []): Promise<Row[]> {
+    // A write that returns rows (an upsert's RETURNING, a spend's DELETE … RETURNING) commits
+    // with the other writes of its turn, like run().
+    if (WRITE.test(sql)) return this.#enqueue(sql, params, (statement, values) => statement.all(...values) as Row[]);
     while (this.#busy) await this.#busy;
     return this.#all<Row>(sql, params);
   }
@@ -43,8 +46,13 @@ export class SqliteDriver implements SqlDriver {
    * a failing one rejects only its caller; every caller is answered after the commit.
    */
   run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.#pending.push({ sql, params, resolve, reject });
+    return this.#enqueue(sql, params, (statement, values) => Number(statement.run(...values).changes));
+  }
+
+  #enqueue<T>(sql: string, params: readonly SqlParam[], execute: (statement: StatementSync, values: SQLInputValue[]) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const write: PendingWrite<T> = { execute: () => this.#execute(sql, params, execute), resolve, reject };
+      this.#pending.push(write as PendingWrite<unknown>);
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => void this.#flush());
@@ -58,9 +66,9 @@ export class SqliteDriver implements SqlDriver {
     const batch = this.#pending;
     this.#pending = [];
     if (batch.length === 1) {
-      const [write] = batch as [PendingWrite];
+      const [write] = batch as [PendingWrite<unknown>];
       try {
-        write.resolve(this.#run(write.sql, write.params));
+        write.resolve(write.execute());
       } catch (error) {
         write.reject(error);
       }
@@ -69,22 +77,23 @@ export class SqliteDriver implements SqlDriver {
     const outcomes: (() => void)[] = [];
     try {
       try {
-        this.#db.exec('BEGIN IMMEDIATE');
+        this.#control('BEGIN IMMEDIATE');
       } catch (error) {
         throw translate(error);
       }
       for (const write of batch) {
-        this.#db.exec('SAVEPOINT grouped_write');
+        this.#control('SAVEPOINT grouped_write');
         try {
-          const changes = this.#run(write.sql, write.params);
-          this.#db.exec('RELEASE grouped_write');
-          outcomes.push(() => write.resolve(changes));
+          const result = write.execute();
+          this.#control('RELEASE grouped_write');
+          outcomes.push(() => write.resolve(result));
         } catch (error) {
-          this.#db.exec('ROLLBACK TO grouped_write; RELEASE grouped_write');
+          this.#control('ROLLBACK TO grouped_write');
+          this.#control('RELEASE grouped_write');
           outcomes.push(() => write.reject(error));
         }
       }
-      this.#db.exec('COMMIT');
+      this.#control('COMMIT');
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       for (const write of batch) write.reject(translate(error));
@@ -102,13 +111,13 @@ export class SqliteDriver implements SqlDriver {
       // IMMEDIATE takes the write lock up front, so another process on the same file
       // waits (busy_timeout) instead of failing half-way through.
       try {
-        this.#db.exec('BEGIN IMMEDIATE');
+        this.#control('BEGIN IMMEDIATE');
       } catch (error) {
         throw translate(error);
       }
       try {
         const result = await fn(this.#direct);
-        this.#db.exec('COMMIT');
+        this.#control('COMMIT');
         return result;
       } catch (error) {
         if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
@@ -139,27 +148,34 @@ export class SqliteDriver implements SqlDriver {
     return statement;
   }
 
+  /** Transaction control runs once or twice per write in a group: prepared once, not parsed each time. */
+  #control(sql: string): void {
+    this.#statement(sql).run();
+  }
+
   #all<Row>(sql: string, params: readonly SqlParam[]): Row[] {
-    try {
-      return this.#statement(sql).all(...toSqlite(params)) as Row[];
-    } catch (error) {
-      throw translate(error);
-    }
+    return this.#execute(sql, params, (statement, values) => statement.all(...values) as Row[]);
   }
 
   #run(sql: string, params: readonly SqlParam[]): number {
+    return this.#execute(sql, params, (statement, values) => Number(statement.run(...values).changes));
+  }
+
+  #execute<T>(sql: string, params: readonly SqlParam[], execute: (statement: StatementSync, values: SQLInputValue[]) => T): T {
     try {
-      return Number(this.#statement(sql).run(...toSqlite(params)).changes);
+      return execute(this.#statement(sql), toSqlite(params));
     } catch (error) {
       throw translate(error);
     }
   }
 }
 
-interface PendingWrite {
-  sql: string;
-  params: readonly SqlParam[];
-  resolve: (changes: number) => void;
+/** Statements that change rows: these commit in a group (see run()). */
+const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+interface PendingWrite<T> {
+  execute: () => T;
+  resolve: (result: T) => void;
   reject: (error: unknown) => void;
 }
 

@@ -36,10 +36,10 @@ export function identityDirectory(store: ConnectionStore & IdentityStore, box: S
       if (connection.type === 'scim_pull') {
         return client.lookup(connection.baseUrl ?? '', box.open(connection.sealedBearerToken ?? ''), by);
       }
-      const condition = 'identityId' in by ? { attribute: 'id' as const, value: by.identityId } : { attribute: 'email' as const, value: by.email };
-      const {
-        items: [identity],
-      } = await store.findIdentities(orgId, connectionId, { conditions: [condition], offset: 0, count: 1 });
+      const identity =
+        'identityId' in by
+          ? await store.getIdentity(orgId, connectionId, by.identityId)
+          : (await store.findIdentities(orgId, connectionId, { conditions: [{ attribute: 'email', value: by.email }], offset: 0, count: 1 })).items[0];
       // usableEmail again: a row written before SCIM checked emails may hold a list.
       return identity && { identityId: identity.id, email: usableEmail(identity.email), active: identity.active, displayName: identity.displayName };
     },

@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync } from 'node:crypto';
 import { SecretBox } from '../crypto/secret-box.ts';
 import type { CredentialTypeContext } from './credential-type.ts';
 
@@ -13,7 +13,8 @@ const CODE_HASH_PURPOSE = 'credential-code-hash';
  */
 export function credentialTypeContext(secret: string): CredentialTypeContext {
   const box = new SecretBox(secret, SEAL_PURPOSE);
-  const hashKey = Buffer.from(hkdfSync('sha256', secret, 'tessera', CODE_HASH_PURPOSE, 32));
+  // A KeyObject, made once: createHmac given raw bytes prepares a new key on every call.
+  const hashKey = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'tessera', CODE_HASH_PURPOSE, 32)));
   return {
     seal: (plaintext) => box.seal(plaintext),
     open: (sealed) => box.open(sealed),

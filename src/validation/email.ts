@@ -27,7 +27,8 @@ export function emailAddressProblem(address: string): string | undefined {
   if (!EMAIL_ADDRESS.test(address)) return 'must be an email address (local@domain.tld)';
   const at = address.lastIndexOf('@');
   // A-labels are checked as people see them: "xn--pypal-4ve" is "pаypal" with a Cyrillic "а".
-  const domain = domainToUnicode(address.slice(at + 1)) || address.slice(at + 1);
+  const ascii = address.slice(at + 1);
+  const domain = (ascii.includes('xn--') && domainToUnicode(ascii)) || ascii;
   const unsafeInDomain = unsafeCharacterProblem(domain);
   if (unsafeInDomain) return unsafeInDomain;
   const labels = [

@@ -38,6 +38,7 @@ const ALLOWED_COVERS: readonly (readonly string[])[] = [
 ];
 
 const patterns = new Map<string, RegExp>();
+const ALL_ASCII = /^\p{ASCII}*$/u;
 
 function inScript(char: string, script: string): boolean {
   const parts = WRITING_SYSTEM[script];
@@ -67,6 +68,8 @@ function augmented(scripts: readonly string[]): string[] {
  * so an acceptable label costs a few regular-expression tests per character.
  */
 export function mixedScripts(label: string): string[] | undefined {
+  // ASCII holds Latin letters and Common characters only: one script, nothing to look up.
+  if (ALL_ASCII.test(label)) return undefined;
   let shared: string[] | undefined;
   let covers = ALLOWED_COVERS;
   const seen: string[] = [];

@@ -13,8 +13,11 @@ import { BENCH_SECRET, startServiceProcess } from './lib/service-process.ts';
 
 /** Users in the one SCIM connection: the list is filtered over all of them. */
 const USERS = 100_000;
-/** Verify rates this sizing covers without running out of open verifications or operator budget. */
-const MAX_VERIFY_RPS = 4_000;
+/**
+ * Verify rates each database's sizing covers without running out of open verifications or
+ * operator budget (each identity has one verification, so the rows need fresh identities).
+ */
+const MAX_VERIFY_RPS: Record<string, number> = { sqlite: 10_000, postgres: 4_000 };
 /** Wrong codes each verification of the wrong-code row gets at most: under the five that close it. */
 const WRONG_PER_VERIFICATION = 4;
 /** The per-operator limit (src/verification/deps.ts OPERATOR_LIMIT): 30 a minute. */
@@ -29,8 +32,9 @@ type Row = LoadResult & { rssMiB: number; statusLine: string };
  * integration door, with the right code on fresh verifications (operator check, rate limits,
  * code, the deny-gate's read of the identity, spend) and with a wrong code on open ones
  * (the same up to the code, then the counted attempt); and the SCIM list that providers poll,
- * `filter=userName eq "…"` over 100,000 users of one connection. Users, operators and
- * verifications are written straight through the store before the service starts (built by
+ * `filter=userName eq "…"` over 100,000 users of one connection. The verified users are those
+ * of a second connection, sized to the database's rate. Users, operators and verifications
+ * are written straight through the store before the service starts (built by
  * the SCIM module's own normalisation, codes hashed with the service's key), so setup takes
  * seconds and sends no email; PostgreSQL is then analysed and checkpointed. Operators are
  * many (each under its 30 attempts a minute) and each identity gets at most 4 attempts, so
@@ -48,10 +52,10 @@ export async function verificationBenchmark(options: { seconds: number; postgres
   const notes: string[] = [];
   for (const [name, env, url] of databases) {
     const started = performance.now();
-    const setup = await prepare(env, url, options.seconds);
+    const setup = await prepare(env, url, MAX_VERIFY_RPS[name]! * (options.seconds + WARM_UP_SECONDS));
     if (name === 'postgres') await settlePostgresDatabase(url);
     notes.push(
-      `- ${name} setup: ${USERS.toLocaleString('en')} users, ${setup.operators.length.toLocaleString('en')} operators, ${(setup.right.length + setup.wrong.length).toLocaleString('en')} open verifications written through the store in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      `- ${name} setup: ${USERS.toLocaleString('en')} users in the listed connection; ${(setup.right.length + setup.wrong.length).toLocaleString('en')} users, each with an open verification, in a second; ${setup.operators.length.toLocaleString('en')} operators; written through the store in ${((performance.now() - started) / 1000).toFixed(0)} s`,
     );
     const service = await startServiceProcess(env);
     try {
@@ -67,7 +71,7 @@ export async function verificationBenchmark(options: { seconds: number; postgres
         JSON.stringify({
           verification_id: verification.id,
           code: verification.code,
-          connection_id: setup.connectionId,
+          connection_id: setup.verifyConnectionId,
           operator: { email: nextOperator(), assertion: 'integration_asserted' },
         });
 
@@ -100,7 +104,7 @@ export async function verificationBenchmark(options: { seconds: number; postgres
         },
       });
       if (right > setup.right.length || wrong > setup.wrong.length * WRONG_PER_VERIFICATION) {
-        notes.push(`- ${name}: the load outran the prepared verifications (${right} right, ${wrong} wrong requests): raise MAX_VERIFY_RPS`);
+        notes.push(`- ${name}: the load outran the prepared verifications (${right} right, ${wrong} wrong requests): raise MAX_VERIFY_RPS.${name}`);
       }
     } finally {
       await service.stop();
@@ -119,13 +123,15 @@ export async function verificationBenchmark(options: { seconds: number; postgres
 }
 
 const userName = (i: number) => `user${i}@bench.example`;
+const verifyUserName = (i: number) => `verify${i}@bench.example`;
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 interface Setup {
   orgId: string;
   integrationKey: string;
-  connectionId: string;
   scimToken: string;
+  /** The connection of the verify rows' identities, apart from the 100,000 the SCIM row lists. */
+  verifyConnectionId: string;
   /** Console persons holding verifier: enough that none reaches 30 attempts a minute. */
   operators: string[];
   /** Fresh verifications and their codes, one request each. */
@@ -134,24 +140,24 @@ interface Setup {
   wrong: { id: string; code: string }[];
 }
 
-/** An organisation (by the CLI, as an operator makes one), then everything else through the store. */
-async function prepare(env: Record<string, string>, url: string, seconds: number): Promise<Setup> {
+/**
+ * An organisation (by the CLI, as an operator makes one), then everything else through the
+ * store: the listed connection's USERS users, and for `requests` verify requests as many
+ * fresh verifications (one per user of a second connection) as the rows can use.
+ */
+async function prepare(env: Record<string, string>, url: string, requests: number): Promise<Setup> {
   const { org_id: orgId } = await runCliJson(['admin', 'create-org', '--name', 'bench-verification', '--json'], env);
   const { store } = await openStore(url);
   try {
     const now = Date.now();
+    const connection = async (name: string, token: string) => {
+      const id = newId('con', now);
+      await store.createConnection({ id, orgId, name, type: 'scim', tokenHash: hashSecret(token), baseUrl: null, sealedBearerToken: null, createdAt: now });
+      return id;
+    };
     const scimToken = newSecret('tscim');
-    const connectionId = newId('con', now);
-    await store.createConnection({
-      id: connectionId,
-      orgId,
-      name: 'bench directory',
-      type: 'scim',
-      tokenHash: hashSecret(scimToken),
-      baseUrl: null,
-      sealedBearerToken: null,
-      createdAt: now,
-    });
+    const listedConnectionId = await connection('bench directory', scimToken);
+    const verifyConnectionId = await connection('bench verification directory', newSecret('tscim'));
     const integrationKey = newSecret('tsi');
     await store.createApiKey({
       id: newId('key', now),
@@ -162,10 +168,8 @@ async function prepare(env: Record<string, string>, url: string, seconds: number
       createdAt: now,
     });
 
-    const requests = MAX_VERIFY_RPS * (seconds + WARM_UP_SECONDS);
     const rightCount = requests;
     const wrongCount = Math.ceil(requests / WRONG_PER_VERIFICATION);
-    if (rightCount + wrongCount > USERS) throw new Error(`--seconds ${seconds} needs more verifications than there are users; run shorter`);
     const operators = Array.from(
       { length: Math.ceil((rightCount + wrongCount * WRONG_PER_VERIFICATION) / OPERATOR_BUDGET) },
       (_, i) => `operator${i}@bench.example`,
@@ -181,21 +185,25 @@ async function prepare(env: Record<string, string>, url: string, seconds: number
       }),
     );
 
-    const identityIds: string[] = [];
-    await inBatches(USERS, async (i) => {
-      const at = Date.now();
-      const attributes = normaliseUser({
-        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-        externalId: `ext-${i}`,
-        userName: userName(i),
-        active: true,
-        emails: [{ primary: true, type: 'work', value: userName(i) }],
-        name: { givenName: 'Bench', familyName: `User ${i}` },
+    const users = async (connectionId: string, count: number, name: (i: number) => string) => {
+      const ids: string[] = [];
+      await inBatches(count, async (i) => {
+        const at = Date.now();
+        const attributes = normaliseUser({
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+          externalId: `ext-${i}`,
+          userName: name(i),
+          active: true,
+          emails: [{ primary: true, type: 'work', value: name(i) }],
+          name: { givenName: 'Bench', familyName: `User ${i}` },
+        });
+        ids[i] = newId('idn', at);
+        await store.createIdentity({ id: ids[i]!, orgId, connectionId, ...identityFields(attributes), attributes, createdAt: at, updatedAt: at });
       });
-      const id = newId('idn', at);
-      identityIds[i] = id;
-      await store.createIdentity({ id, orgId, connectionId, ...identityFields(attributes), attributes, createdAt: at, updatedAt: at });
-    });
+      return ids;
+    };
+    await users(listedConnectionId, USERS, userName);
+    const verifyUsers = await users(verifyConnectionId, rightCount + wrongCount, verifyUserName);
 
     const hasher = verificationHasher(BENCH_SECRET);
     const open = async (count: number, from: number) => {
@@ -206,14 +214,14 @@ async function prepare(env: Record<string, string>, url: string, seconds: number
         const code = String(randomInt(1_000_000)).padStart(6, '0');
         made[i] = { id, code };
         await store.createEmailVerification(
-          verificationRow(orgId, connectionId, identityIds[from + i]!, userName(from + i), id, hasher.hashCode(id, code), at),
+          verificationRow(orgId, verifyConnectionId, verifyUsers[from + i]!, verifyUserName(from + i), id, hasher.hashCode(id, code), at),
         );
       });
       return made;
     };
     const right = await open(rightCount, 0);
     const wrong = await open(wrongCount, rightCount);
-    return { orgId, integrationKey, connectionId, scimToken, operators, right, wrong };
+    return { orgId, integrationKey, scimToken, verifyConnectionId, operators, right, wrong };
   } finally {
     await store.close();
   }

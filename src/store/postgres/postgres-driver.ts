@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { StorageUnavailableError } from '../errors.ts';
 import { type SqlDriver, type SqlExecutor, type SqlParam, UniqueViolation } from '../sql-driver.ts';
+import { InsertCoalescer } from './coalesced-inserts.ts';
 
 /** Arbitrary constant shared by every replica: only one applies migrations at a time. */
 const MIGRATION_LOCK_KEY = 7_358_112_401;
@@ -21,6 +22,7 @@ export interface PostgresOptions {
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
   readonly #pool: pg.Pool;
+  readonly #inserts: InsertCoalescer;
 
   constructor(url: string, options: PostgresOptions = {}) {
     this.#pool = new pg.Pool({
@@ -32,6 +34,7 @@ export class PostgresDriver implements SqlDriver {
     // An idle connection dropped by a database restart must not crash the process;
     // the pool discards it and the next checkout opens a fresh one.
     this.#pool.on('error', () => {});
+    this.#inserts = new InsertCoalescer((sql, params) => run(this.#pool, sql, params));
   }
 
   async all<Row>(sql: string, params: readonly SqlParam[] = []): Promise<Row[]> {
@@ -39,7 +42,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-    return run(this.#pool, sql, params);
+    return this.#inserts.run(sql, params) ?? run(this.#pool, sql, params);
   }
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -84,9 +87,21 @@ export class PostgresDriver implements SqlDriver {
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
+/**
+ * Each distinct statement gets a name, so each connection parses and plans it once and then
+ * only binds and executes: without one, PostgreSQL parsed and planned every statement again.
+ */
+const statementNames = new Map<string, string>();
+
+function prepared(sql: string, params: readonly SqlParam[]): pg.QueryConfig<SqlParam[]> {
+  let name = statementNames.get(sql);
+  if (name === undefined) statementNames.set(sql, (name = `tessera_${statementNames.size}`));
+  return { name, text: sql, values: params as SqlParam[] };
+}
+
 async function all<Row>(db: Queryable, sql: string, params: readonly SqlParam[]): Promise<Row[]> {
   try {
-    return (await db.query(sql, params as SqlParam[])).rows as Row[];
+    return (await db.query(prepared(sql, params))).rows as Row[];
   } catch (error) {
     throw translate(error);
   }
@@ -94,7 +109,7 @@ async function all<Row>(db: Queryable, sql: string, params: readonly SqlParam[])
 
 async function run(db: Queryable, sql: string, params: readonly SqlParam[]): Promise<number> {
   try {
-    return (await db.query(sql, params as SqlParam[])).rowCount ?? 0;
+    return (await db.query(prepared(sql, params))).rowCount ?? 0;
   } catch (error) {
     throw translate(error);
   }

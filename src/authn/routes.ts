@@ -18,18 +18,30 @@ export interface AuthnRouteOptions {
   reader: TokenReader;
   context: CredentialTypeContext;
   now: () => number;
-  /** Where password-hash work runs; by default a pool of one hash thread per core, closed with the app. */
+  /** Where password-hash work runs; by default a pool of hashThreads threads, closed with the app. */
   pool?: HashWorkPool;
+  /** Threads of the default pool; default one per core (with several workers, each takes its share). */
+  hashThreads?: number;
   /** Password logins in flight at once from one client address (0: no bound); default 4. */
   loginsPerSource?: number;
   policy?: PasswordHashPolicy;
 }
 
 /** The authentication challenges (POST /authn/…): one plugin, so app.ts registers it in one line. */
-export function authnRoutes({ store, issuer, reader, context, now, pool: given, loginsPerSource = 4, policy }: AuthnRouteOptions): FastifyPluginAsyncTypebox {
+export function authnRoutes({
+  store,
+  issuer,
+  reader,
+  context,
+  now,
+  pool: given,
+  hashThreads,
+  loginsPerSource = 4,
+  policy,
+}: AuthnRouteOptions): FastifyPluginAsyncTypebox {
   const flow = new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now });
   return async (app) => {
-    const pool = given ?? new HashWorkPool();
+    const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
     // Its threads end with the app; a pool passed in belongs to whoever made it.
     if (!given) app.addHook('onClose', () => pool.close());
     await app.register(enrolmentRoutes(store, reader, { store, context, now }));

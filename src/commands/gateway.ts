@@ -1,7 +1,10 @@
+import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { loadGatewaySetup } from '../gateway/config/gateway-config.ts';
 import { launchGateway } from '../gateway/launch.ts';
 import { gatewayStartupWarnings } from '../gateway/startup-warnings.ts';
+import { primaryReport } from '../workers/primary-report.ts';
+import { runWorkers } from '../workers/run-workers.ts';
 import { type Command, closeOnSignals, parseOptions } from './command.ts';
 
 export const gatewayCommand: Command = {
@@ -25,6 +28,7 @@ Environment (the most used):
   GATEWAY_DEFAULT_TARGET           upstream when no rule matches
   GATEWAY_PLUGINS_<N>_TYPE=token-exchange and GATEWAY_PLUGINS_<N>_PARAMETERS_<FIELD>
   GATEWAY_LOG_LEVEL                fatal … trace, silent (default info)
+  GATEWAY_WORKERS                  processes on both ports: 1 to 64, or auto (default 1)
 
 An invalid value, or an unknown key inside a known structure, stops start-up with one
 message naming the key. A GATEWAY_* variable that configures nothing is warned about,
@@ -37,11 +41,14 @@ stops start-up; a service that does not answer yet leaves /readyz at 503 until i
     const { config, unknownVariables } = loadGatewaySetup({ env: process.env, ...(options.config ? { file: options.config } : {}) });
     const log = pino({ level: config.logLevel });
     // Warnings go to the log and to stderr: a log level of error or a log shipped elsewhere
-    // must not hide from the operator at the terminal that a setting does nothing.
-    for (const warning of gatewayStartupWarnings(config, unknownVariables)) {
+    // must not hide from the operator at the terminal that a setting does nothing. Once,
+    // by the first process, not again by each worker.
+    for (const warning of cluster.isPrimary ? gatewayStartupWarnings(config, unknownVariables) : []) {
       log.warn(warning);
       process.stderr.write(`tessera gateway: warning: ${warning}\n`);
     }
+    // The proxy and the admin port: a worker is ready once both listen.
+    if (!(await runWorkers(config.workers, 2, primaryReport('tessera gateway', config.logLevel)))) return;
     const gateway = await launchGateway(config, log);
     log.info({ url: gateway.url, admin: gateway.adminUrl, plugins: config.plugins.map((p) => p.id) }, 'tessera gateway started');
     closeOnSignals(() => gateway.close());

@@ -2,6 +2,8 @@ import { explainListenError } from '../config/ports.ts';
 import { loadServiceConfig } from '../config/service-config.ts';
 import { startService } from '../service.ts';
 import { describe } from '../store/open-store.ts';
+import { primaryReport } from '../workers/primary-report.ts';
+import { runWorkers } from '../workers/run-workers.ts';
 import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
 
 export const serviceCommand: Command = {
@@ -23,11 +25,13 @@ ${DATABASE_ENVIRONMENT}
   TESSERA_DEV=1               development mode: fixed secret, loopback http JWKS URLs allowed
   TESSERA_LOG_LEVEL           fatal … trace, silent (default info)
   TESSERA_BODY_LIMIT          largest request body in bytes (default 65536)
+  TESSERA_WORKERS             processes on the one port: 1 to 64, or auto (default 1)
 `,
   async run(args) {
     const options = parseOptions('service', args, {});
     if (options.help) return void process.stdout.write(serviceCommand.help);
     const { config, warnings } = loadServiceConfig();
+    if (!(await runWorkers(config.workers, 1, primaryReport('tessera service', config.logLevel)))) return;
     const service = await startService(config).catch((error: unknown) => {
       throw explainListenError(error, [{ setting: 'TESSERA_PORT', host: config.host, port: config.port }]);
     });

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
 import { isEmailAddress } from '../validation/email.ts';
+import { parseWorkers, WORKERS_RULE } from '../workers/run-workers.ts';
 import { defaultDatabaseUrl, sqliteFile } from './data-dir.ts';
 
 /**
@@ -22,6 +23,7 @@ export const serviceVariables = {
     rule: 'one of fatal, error, warn, info, debug, trace, silent',
     pattern: '^(fatal|error|warn|info|debug|trace|silent)$',
   },
+  TESSERA_WORKERS: { default: '1', rule: WORKERS_RULE, pattern: '^(auto|[1-9][0-9]?)$' },
   TESSERA_BODY_LIMIT: { default: '65536', rule: 'a byte count from 1024 to 10485760', pattern: '^[0-9]{4,8}$' },
   TESSERA_DATABASE_POOL_SIZE: { default: '10', rule: 'an integer from 1 to 200', pattern: '^[1-9][0-9]{0,2}$' },
   TESSERA_TRUSTED_PROXIES: {
@@ -57,6 +59,8 @@ export interface ServiceConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimit: number;
   databasePoolSize: number;
+  /** Processes serving the one port (TESSERA_WORKERS), each with its own connections to the one database. */
+  workers: number;
   /** Load balancers whose X-Forwarded-For names the client; none by default (the peer is the client). */
   trustedProxies: string[];
   /** Password logins in flight at once from one client address; 0 for no bound. */
@@ -108,6 +112,13 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   const loginsPerSource = Number(read('TESSERA_LOGINS_PER_SOURCE'));
   if (loginsPerSource > 1000) problems.push(`TESSERA_LOGINS_PER_SOURCE: must be ${serviceVariables.TESSERA_LOGINS_PER_SOURCE.rule}`);
   problems.push(...smtpProblems(values));
+  const workers = parseWorkers(read('TESSERA_WORKERS')!);
+  if (workers === undefined) problems.push(`TESSERA_WORKERS: must be ${WORKERS_RULE}`);
+  const databaseUrl = values.DATABASE_URL ?? absoluteSqlite(values.TESSERA_DATABASE ?? defaultDatabaseUrl(env));
+  // Workers share nothing but the database: each would have a memory database of its own.
+  if (workers !== undefined && workers > 1 && databaseUrl === 'sqlite::memory:') {
+    problems.push('TESSERA_WORKERS: must be 1 with TESSERA_DATABASE=sqlite::memory: (each worker would have a database of its own); use a file or PostgreSQL');
+  }
   const smtpTimeoutMs = Number(read('TESSERA_SMTP_TIMEOUT'));
   if (smtpTimeoutMs > 120_000) problems.push(`TESSERA_SMTP_TIMEOUT: must be ${serviceVariables.TESSERA_SMTP_TIMEOUT.rule}`);
   const warnings: string[] = [];
@@ -122,13 +133,14 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
     config: {
       port,
       host: read('TESSERA_HOST')!,
-      databaseUrl: values.DATABASE_URL ?? absoluteSqlite(values.TESSERA_DATABASE ?? defaultDatabaseUrl(env)),
+      databaseUrl,
       issuer: values.TESSERA_ISSUER?.replace(/\/+$/, ''),
       secret: secret!,
       dev,
       logLevel: read('TESSERA_LOG_LEVEL') as ServiceConfig['logLevel'],
       bodyLimit,
       databasePoolSize: poolSize,
+      workers: workers!,
       trustedProxies,
       loginsPerSource,
       smtpUrl: values.TESSERA_SMTP_URL,

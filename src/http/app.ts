@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -36,7 +37,7 @@ import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
   store: Store;
-  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'> & Partial<Pick<ServiceConfig, 'trustedProxies' | 'loginsPerSource'>>;
+  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'> & Partial<Pick<ServiceConfig, 'trustedProxies' | 'loginsPerSource' | 'workers'>>;
   keys: KeyRing;
   /** The public base URL; read per request, since with port 0 it is known only after listening. */
   issuer: () => string;
@@ -129,6 +130,8 @@ export async function buildApp({
       reader: deps.reader,
       context: credentialTypeContext(config.secret),
       now,
+      // Workers share the machine's cores: together they run one hash thread per core.
+      ...(config.workers !== undefined && config.workers > 1 ? { hashThreads: Math.max(1, Math.floor(availableParallelism() / config.workers)) } : {}),
       ...(config.loginsPerSource === undefined ? {} : { loginsPerSource: config.loginsPerSource }),
     }),
   );

@@ -19,6 +19,7 @@ describe('Service configuration', () => {
       logLevel: 'info',
       bodyLimit: 65536,
       databasePoolSize: 10,
+      workers: 1,
       trustedProxies: [],
       loginsPerSource: 4,
       smtpUrl: undefined,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { GatewayConfigError } from '../../src/gateway/config/config-error.ts';
@@ -204,7 +204,19 @@ describe('Gateway configuration', () => {
       /^GATEWAY_URLS_0_PATTERN: must be host\[:port\]\/path/,
     ],
     ['the admin port equal to the proxy port', { GATEWAY_PORT: '9000', GATEWAY_ADMIN_PORT: '9000' }, /^GATEWAY_ADMIN_PORT: must differ from port/],
+    ['no workers', { GATEWAY_WORKERS: '0' }, /^GATEWAY_WORKERS: must be an integer from 1 to 64, or auto/],
+    ['more workers than 64', { GATEWAY_WORKERS: '65' }, /^GATEWAY_WORKERS: must be an integer from 1 to 64, or auto/],
+    [
+      'workers with both ports 0',
+      { GATEWAY_WORKERS: '2', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0' },
+      /^GATEWAY_WORKERS: must be 1 when port and admin_port are both 0/,
+    ],
   ];
+  it('runs one process by default, the number given, or one per core for auto', () => {
+    assert.equal(loadGatewayConfig({ env: base }).workers, 1);
+    assert.equal(loadGatewayConfig({ env: { ...base, GATEWAY_WORKERS: '3' } }).workers, 3);
+    assert.equal(loadGatewayConfig({ env: { ...base, GATEWAY_WORKERS: 'auto' } }).workers, availableParallelism());
+  });
   for (const [name, changes, message] of invalid) {
     it(`stops at start-up on ${name}, naming the key`, () => {
       const env = { ...base, ...changes };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { parseWorkers, WORKERS_RULE } from '../../workers/run-workers.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from '../plugins/token-exchange/schema.ts';
 import { envKey, GatewayConfigError, type KeyNamer } from './config-error.ts';
 import { parseDuration } from './duration.ts';
@@ -31,6 +32,8 @@ export interface GatewayConfig {
   /** How long an upstream may take to answer with headers (504 after). */
   upstreamTimeoutMs: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Processes serving both ports (node:cluster); each keeps its own token cache. */
+  workers: number;
   urls: UrlRule[];
   /** In execution order (the order of N). */
   plugins: PluginConfig[];
@@ -41,9 +44,16 @@ export interface GatewayConfig {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** Single-valued top-level settings: `GATEWAY_<KEY>` in the environment, `<key>` in a file. */
-export const TOP_LEVEL_KEYS = ['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'log_level', ...REQUEST_POLICY_KEYS] as const;
+export const TOP_LEVEL_KEYS = ['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'log_level', 'workers', ...REQUEST_POLICY_KEYS] as const;
 
-export const gatewayDefaults = Object.freeze({ port: 8000, adminPort: 8001, host: '127.0.0.1', upstreamTimeoutMs: 30_000, logLevel: 'info' as const });
+export const gatewayDefaults = Object.freeze({
+  port: 8000,
+  adminPort: 8001,
+  host: '127.0.0.1',
+  upstreamTimeoutMs: 30_000,
+  logLevel: 'info' as const,
+  workers: 1,
+});
 
 type Tree = Record<string, unknown>;
 
@@ -138,6 +148,15 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   if (upstreamTimeoutMs === undefined) throw new GatewayConfigError(key(['upstream_timeout']), 'must be a duration such as 500ms, 5s or 1m');
   const logLevel = (tree.log_level ?? gatewayDefaults.logLevel) as GatewayConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new GatewayConfigError(key(['log_level']), `must be one of ${LOG_LEVELS.join(', ')}`);
+  const workers = tree.workers === undefined ? gatewayDefaults.workers : parseWorkers(String(tree.workers));
+  if (workers === undefined) throw new GatewayConfigError(key(['workers']), `must be ${WORKERS_RULE}`);
+  // Workers share a port by its number: two servers asking for port 0 would get the same one.
+  if (workers > 1 && port === 0 && adminPort === 0) {
+    throw new GatewayConfigError(
+      key(['workers']),
+      'must be 1 when port and admin_port are both 0 (workers share each port by its number); give one of them a number',
+    );
+  }
 
   const plugins: PluginConfig[] = [];
   for (const [n, raw] of numbered(tree.plugins, key(['plugins']))) {
@@ -179,7 +198,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
   const requests = readRequestPolicy(tree, key);
   const keys = { port: key(['port']), adminPort: key(['admin_port']) };
-  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, logLevel, urls, plugins, requests, keys };
+  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, logLevel, workers, urls, plugins, requests, keys };
 }
 
 function objectAt(value: unknown, name: string): Tree {

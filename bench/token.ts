@@ -42,23 +42,30 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
   ];
   if (options.postgresUrl) databases.push(['postgres', { DATABASE_URL: await freshPostgresDatabase(options.postgresUrl) }]);
   for (const [name, env] of databases) {
-    const service = await startServiceProcess(env);
-    try {
-      const setup = await prepare(service, env);
-      const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
-      const cc = await load({
-        name: `tessera ${name}: client_credentials (opaque)`,
-        url: setup.tokenUrl,
-        method: 'POST',
-        headers: auth,
-        seconds: options.seconds,
-        body: () => 'grant_type=client_credentials&scope=orders%3Aread',
-      });
-      rows.push({ ...cc, rssMiB: service.rssMiB() });
-      const exchange = await loadExchanges(setup, `tessera ${name}: token exchange (person JWT → JWT, opaque actor)`, options.seconds);
-      rows.push({ ...exchange, rssMiB: service.rssMiB() });
-    } finally {
-      await service.stop();
+    // One worker, then two over the same database: the setup (clients, persons, tokens) is made once.
+    let setup: Setup | undefined;
+    for (const workers of [1, 2]) {
+      // A fixed issuer: the person JWTs minted in the first run must name the second run's issuer too.
+      const service = await startServiceProcess({ ...env, TESSERA_ISSUER: 'http://tessera.bench.invalid', TESSERA_WORKERS: String(workers) });
+      try {
+        if (workers > 1) await new Promise((resolve) => setTimeout(resolve, 2_000)); // every worker listening
+        setup = setup ? { ...setup, tokenUrl: `${service.url}/oauth2/tokens` } : await prepare(service, env);
+        const label = `tessera ${name}${workers > 1 ? `, ${workers} workers` : ''}`;
+        const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
+        const cc = await load({
+          name: `${label}: client_credentials (opaque)`,
+          url: setup.tokenUrl,
+          method: 'POST',
+          headers: auth,
+          seconds: options.seconds,
+          body: () => 'grant_type=client_credentials&scope=orders%3Aread',
+        });
+        rows.push({ ...cc, rssMiB: service.rssMiB() });
+        const exchange = await loadExchanges(setup, `${label}: token exchange (person JWT → JWT, opaque actor)`, options.seconds);
+        rows.push({ ...exchange, rssMiB: service.rssMiB() });
+      } finally {
+        await service.stop();
+      }
     }
   }
   return table(rows);

@@ -11,7 +11,13 @@ export async function freePort(): Promise<number> {
 }
 
 /** Resident set size of a process, in MiB, read from /proc. */
+/** Resident memory of a process and its children (a service's workers, nginx's), in MiB. */
 export function rssMiB(pid: number | undefined): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+  return [String(pid), ...children].reduce((sum, each) => sum + ownRssMiB(each), 0);
+}
+
+function ownRssMiB(pid: string): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newId } from '../../src/crypto/ids.ts';
+import { newId, randomSecret } from '../../src/crypto/ids.ts';
 
 describe('Time-ordered ids', () => {
   it('regression: ids made in the same millisecond sorted at random, so "newest first" lists flickered', () => {
@@ -22,5 +22,19 @@ describe('Time-ordered ids', () => {
     const tails = Array.from({ length: 50 }, () => BigInt(`0x${Buffer.from(newId('x', at).slice(12)).toString('hex')}`));
     const steps = new Set(tails.slice(1).map((tail, i) => tail - tails[i]!));
     assert.ok(steps.size > 40, `steps repeat: ${steps.size} distinct of 49`);
+  });
+});
+
+describe('randomSecret', () => {
+  it('hands out 256-bit base64url secrets that never repeat across refills of its pool', () => {
+    const secrets = Array.from({ length: 1_000 }, () => randomSecret());
+    assert.equal(new Set(secrets).size, secrets.length);
+    for (const secret of secrets) assert.equal(Buffer.from(secret, 'base64url').length, 32);
+    assert.ok(secrets.every((s) => /^[A-Za-z0-9_-]{43}$/.test(s)));
+  });
+
+  it('does not hand out the zeroes it leaves behind', () => {
+    const zero = Buffer.alloc(32).toString('base64url');
+    assert.ok(Array.from({ length: 300 }, () => randomSecret()).every((s) => s !== zero));
   });
 });

@@ -1,5 +1,6 @@
+import type { KeyObject } from 'node:crypto';
 import { createServer } from 'node:net';
-import { type CryptoKey, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { TEST_SECRET, type TestOrg, type TestService } from './service.ts';
 
@@ -75,7 +76,7 @@ export function claims(jwt: string): any {
 }
 
 /** The running service's own signing key, read from its store as another replica would. */
-export function serviceSigningKey(t: TestService): Promise<{ kid: string; privateKey: CryptoKey }> {
+export function serviceSigningKey(t: TestService): Promise<{ kid: string; privateKey: KeyObject }> {
   return new KeyRing(t.service.store, TEST_SECRET).signingKey();
 }
 
@@ -86,7 +87,7 @@ export function serviceSigningKey(t: TestService): Promise<{ kid: string; privat
  */
 export async function forgeServiceJwt(
   t: TestService,
-  key: { kid: string; privateKey: CryptoKey },
+  key: { kid: string; privateKey: KeyObject },
   base: { orgId: string; subject: string },
   claims: Record<string, unknown> = {},
   header: Record<string, unknown> = {},

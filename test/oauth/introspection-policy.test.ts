@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
+import type { KeyObject } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { CryptoKey } from 'jose';
 import { backends } from '../helpers/backends.ts';
 import {
   ACCESS_TOKEN_TYPE,
@@ -29,7 +29,7 @@ for (const backend of backends()) {
     let beta: ClientCredentials;
     let person: string;
     let personToken: string;
-    let key: { kid: string; privateKey: CryptoKey };
+    let key: { kid: string; privateKey: KeyObject };
     const tokens: Record<string, string> = {};
 
     const active = async (value: string, as: ClientCredentials | TestOrg | Record<string, string>) => {

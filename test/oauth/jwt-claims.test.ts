@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
+import type { KeyObject } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { CryptoKey } from 'jose';
 import { backends } from '../helpers/backends.ts';
 import {
   type ClientCredentials,
@@ -31,7 +31,7 @@ for (const backend of backends()) {
     let gateway: ClientCredentials;
     let person: string;
     let assistant: string;
-    let key: { kid: string; privateKey: CryptoKey };
+    let key: { kid: string; privateKey: KeyObject };
     const now = () => Math.floor(Date.now() / 1000);
     /** A person JWT of `person`, valid unless `claims` break it. */
     const subjectJwt = (claimsOverride: Record<string, unknown> = {}) => forgeServiceJwt(t, key, { orgId: org.orgId, subject: person }, claimsOverride);

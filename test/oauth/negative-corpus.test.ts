@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type CryptoKey, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { hashSecret } from '../../src/crypto/ids.ts';
 import { backends } from '../helpers/backends.ts';
 import { type JwksServer, startJwksServer } from '../helpers/jwks-server.ts';
@@ -35,7 +36,7 @@ for (const backend of backends()) {
     let garbage: JwksServer;
     const s: Record<string, string> = {};
     const clients: Record<string, ClientCredentials> = {};
-    let ownKey: { kid: string; privateKey: CryptoKey };
+    let ownKey: { kid: string; privateKey: KeyObject };
 
     /** A person JWT signed with the service's own key, valid but for the claims and header given. */
     const forge = (claims: Record<string, unknown>, header: Record<string, unknown> = {}) =>

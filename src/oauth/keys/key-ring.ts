@@ -1,4 +1,4 @@
-import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { SingleFlightOne } from '../../concurrency/single-flight.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
 import { newId } from '../../crypto/ids.ts';
@@ -15,12 +15,12 @@ const UNKNOWN_KID_COOLDOWN_MS = 5_000;
 
 interface ActiveKey {
   kid: string;
-  privateKey: CryptoKey;
+  privateKey: KeyObject;
 }
 
 interface LoadedKey {
   record: SigningKey;
-  publicKey: CryptoKey;
+  publicKey: KeyObject;
 }
 
 /**
@@ -56,10 +56,10 @@ export class KeyRing {
 
   /** A fresh key, its private half sealed; not yet stored. */
   async generate(): Promise<SigningKey> {
-    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const kid = newId('key').slice(4);
-    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
-    const privateJwk = await exportJWK(privateKey);
+    const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid, alg: SIGNING_ALG, use: 'sig' };
+    const privateJwk = privateKey.export({ format: 'jwk' });
     return {
       kid,
       alg: SIGNING_ALG,
@@ -78,7 +78,7 @@ export class KeyRing {
   }
 
   /** The public key for a kid, reloading once in a while when the kid is unknown (a fresh rotation). */
-  async verificationKey(kid: string): Promise<CryptoKey | undefined> {
+  async verificationKey(kid: string): Promise<KeyObject | undefined> {
     if (this.#now() - this.#loadedAt > RELOAD_INTERVAL_MS) await this.#reload();
     let key = this.#keys.get(kid);
     if (!key && this.#now() - this.#lastUnknownKidReload > UNKNOWN_KID_COOLDOWN_MS) {
@@ -89,9 +89,9 @@ export class KeyRing {
     return key?.publicKey;
   }
 
-  async jwks(): Promise<{ keys: JWK[] }> {
+  async jwks(): Promise<{ keys: JsonWebKey[] }> {
     if (this.#now() - this.#loadedAt > RELOAD_INTERVAL_MS) await this.#reload();
-    return { keys: [...this.#keys.values()].map((k) => k.record.publicJwk as JWK) };
+    return { keys: [...this.#keys.values()].map((k) => k.record.publicJwk as JsonWebKey) };
   }
 
   #reload(): Promise<void> {
@@ -108,11 +108,11 @@ export class KeyRing {
     let active: ActiveKey | undefined;
     let sealError: Error | undefined;
     for (const record of records) {
-      keys.set(record.kid, { record, publicKey: (await importJWK(record.publicJwk as JWK, SIGNING_ALG)) as CryptoKey });
+      keys.set(record.kid, { record, publicKey: createPublicKey({ key: record.publicJwk as JsonWebKey, format: 'jwk' }) });
       if (record.status === 'active') {
         try {
-          const privateJwk = JSON.parse(this.#box.open(record.sealedPrivateJwk)) as JWK;
-          active = { kid: record.kid, privateKey: (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey };
+          const privateJwk = JSON.parse(this.#box.open(record.sealedPrivateJwk)) as JsonWebKey;
+          active = { kid: record.kid, privateKey: createPrivateKey({ key: privateJwk, format: 'jwk' }) };
         } catch {
           sealError = new Error(`cannot unseal signing key ${record.kid}: TESSERA_SECRET is not the secret it was sealed with`);
         }

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { SignJWT } from 'jose';
-import { hashSecret, newId } from '../../crypto/ids.ts';
+import { hashSecret, newId, randomSecret } from '../../crypto/ids.ts';
 import type { ActClaim } from '../../store/types.ts';
-import { SIGNING_ALG } from '../keys/key-ring.ts';
 import type { TokenContext } from './context.ts';
+import { signEs256 } from './es256-jws.ts';
 import { OPAQUE_PREFIX } from './token-types.ts';
 
 /** What a token is issued for: its subject, client, scope, delegation and lifetime. */
@@ -38,7 +36,7 @@ export class TokenIssuer {
   }
 
   async opaque(request: IssueRequest): Promise<string> {
-    const value = `${OPAQUE_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const value = `${OPAQUE_PREFIX}${randomSecret()}`;
     const now = this.#ctx.now();
     await this.#ctx.store.insertToken({
       hash: hashSecret(value),
@@ -67,14 +65,15 @@ export class TokenIssuer {
     if (request.act) claims.act = request.act;
     if (request.mayAct) claims.may_act = request.mayAct;
     if (request.amr) claims.amr = request.amr;
-    return new SignJWT(claims)
-      .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'at+jwt' })
-      .setIssuer(this.#ctx.issuer())
-      .setSubject(request.subject)
-      .setAudience(this.#ctx.issuer())
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + request.lifetimeSeconds)
-      .setJti(newId('jti').slice(4))
-      .sign(privateKey);
+    // RFC 9068 §2.2: the registered claims every access token carries.
+    const registered = {
+      iss: this.#ctx.issuer(),
+      sub: request.subject,
+      aud: this.#ctx.issuer(),
+      iat,
+      exp: iat + request.lifetimeSeconds,
+      jti: newId('jti').slice(4),
+    };
+    return signEs256({ kid, typ: 'at+jwt' }, { ...registered, ...claims }, privateKey);
   }
 }

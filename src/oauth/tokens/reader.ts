@@ -1,9 +1,12 @@
-import { type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import { hashSecret } from '../../crypto/ids.ts';
 import type { ActClaim, OpaqueToken } from '../../store/types.ts';
-import { SIGNING_ALG } from '../keys/key-ring.ts';
+import { ClaimProblem, checkAccessTokenClaims } from './access-token-claims.ts';
 import type { TokenContext } from './context.ts';
 import { MalformedClaim, readActClaim, readMayActClaim } from './delegation-claims.ts';
+import { type JwsProblem, JwsRejected, verifyEs256 } from './es256-jws.ts';
+
+/** A JWT's claims set, as verified. */
+export type JWTPayload = Record<string, unknown>;
 
 /** A token of this server, verified and current. */
 export interface OwnToken {
@@ -32,7 +35,7 @@ export class TokenRejected extends Error {
 const MAX_JWT_LENGTH = 8_192;
 /** For exp and nbf: replicas' clocks differ by a little. */
 const CLOCK_TOLERANCE_S = 5;
-/** jose checks iat only against a maximum age; a token issued further ahead than this came from a badly skewed clock or was forged. */
+/** A token issued further ahead than this came from a badly skewed clock or was forged. */
 const MAX_IAT_SKEW_S = 60;
 
 /** Verifies this server's JWTs against its key ring and looks opaque tokens up by hash. */
@@ -46,34 +49,21 @@ export class TokenReader {
   async jwt(value: string): Promise<OwnToken> {
     if (value.length > MAX_JWT_LENGTH) throw new TokenRejected(`is longer than ${MAX_JWT_LENGTH} characters`);
     const now = this.#ctx.now();
+    let header: Record<string, unknown>;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(
-        value,
-        async (header) => {
-          const key = header.kid ? await this.#ctx.keys.verificationKey(header.kid) : undefined;
-          if (!key) throw new TokenRejected('is signed with a key this server does not know');
-          return key;
-        },
-        {
-          issuer: this.#ctx.issuer(),
-          audience: this.#ctx.issuer(),
-          typ: 'at+jwt',
-          algorithms: [SIGNING_ALG],
-          requiredClaims: ['sub', 'exp', 'iat', 'oid'],
-          currentDate: new Date(now),
-          clockTolerance: CLOCK_TOLERANCE_S,
-        },
-      ));
+      ({ header, payload } = await verifyEs256(value, (kid) => this.#ctx.keys.verificationKey(kid)));
+      checkAccessTokenClaims(header, payload, {
+        issuer: this.#ctx.issuer(),
+        now: Math.floor(now / 1000),
+        clockTolerance: CLOCK_TOLERANCE_S,
+        maxIatSkew: MAX_IAT_SKEW_S,
+      });
     } catch (error) {
-      throw error instanceof TokenRejected ? error : new TokenRejected(describeJoseError(error));
+      if (error instanceof JwsRejected) throw new TokenRejected(JWS_PROBLEMS[error.problem]);
+      throw error instanceof ClaimProblem ? new TokenRejected(error.message) : error;
     }
-    if (payload.iat! > Math.floor(now / 1000) + MAX_IAT_SKEW_S) {
-      throw new TokenRejected(`was issued in the future ("iat" is more than ${MAX_IAT_SKEW_S} seconds ahead)`);
-    }
-    if (typeof payload.oid !== 'string') throw new TokenRejected('has no organisation (oid)');
-    // jose checks that sub is present, not what it is.
-    if (typeof payload.sub !== 'string') throw new TokenRejected('has a malformed claim: "sub" must be a string');
+    const { oid, sub, iat, exp } = payload as { oid: string; sub: string; iat: number; exp: number };
     let act: ActClaim | undefined;
     let mayAct: { sub: string } | undefined;
     try {
@@ -84,14 +74,14 @@ export class TokenReader {
     }
     return {
       format: 'jwt',
-      orgId: payload.oid,
-      subject: payload.sub,
+      orgId: oid,
+      subject: sub,
       clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
       scope: typeof payload.scope === 'string' ? payload.scope : '',
       act,
       mayAct,
-      issuedAt: payload.iat! * 1000,
-      expiresAt: payload.exp! * 1000,
+      issuedAt: iat * 1000,
+      expiresAt: exp * 1000,
       claims: payload,
     };
   }
@@ -119,16 +109,10 @@ export class TokenReader {
   }
 }
 
-function describeJoseError(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return 'has expired';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) {
-    if (error.claim === 'nbf' && error.reason === 'check_failed') return 'is not valid yet ("nbf" is in the future)';
-    if (error.claim === 'aud') return `is not meant for this service ("aud" must be its issuer URL)`;
-    // claim is one of jose's own names (iss, aud, typ, iat, ...), never caller text.
-    return `failed the "${error.claim}" check (${error.reason})`;
-  }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'uses a signing algorithm this server does not accept';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'has an invalid signature';
-  if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid) return 'is not a well-formed JWT';
-  return 'could not be verified';
-}
+const JWS_PROBLEMS: Record<JwsProblem, string> = {
+  malformed: 'is not a well-formed JWT',
+  algorithm: 'uses a signing algorithm this server does not accept',
+  unsupported_header: 'uses a JWS header parameter this server does not accept ("crit" or "b64")',
+  unknown_key: 'is signed with a key this server does not know',
+  signature: 'has an invalid signature',
+};

@@ -22,19 +22,27 @@ export function newId(prefix: string, now: number = Date.now()): string {
   }
   lastTime = now;
   lastRandom = random;
+  let tail = '';
+  for (let i = 0; i < 16; i++) {
+    tail = CROCKFORD[Number(random & 31n)] + tail;
+    random >>= 5n;
+  }
+  return `${prefix}_${encodeTime(now)}${tail}`;
+}
+
+/** Milliseconds since the epoch as 10 Crockford base32 characters, which sort as the times do. */
+export function encodeTime(now: number): string {
   let out = '';
   let time = now;
   for (let i = 0; i < 10; i++) {
     out = CROCKFORD[time % 32] + out;
     time = Math.floor(time / 32);
   }
-  let tail = '';
-  for (let i = 0; i < 16; i++) {
-    tail = CROCKFORD[Number(random & 31n)] + tail;
-    random >>= 5n;
-  }
-  return `${prefix}_${out}${tail}`;
+  return out;
 }
+
+/** Whether `text` is what encodeTime makes. */
+export const ENCODED_TIME = /^[0-9a-hjkmnp-tv-z]{10}$/;
 
 /**
  * Ids are made on every write, and a call into the CSPRNG per id cost more than the rest of

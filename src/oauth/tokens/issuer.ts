@@ -1,8 +1,8 @@
-import { hashSecret, newId, randomSecret } from '../../crypto/ids.ts';
+import { newId } from '../../crypto/ids.ts';
 import type { ActClaim } from '../../store/types.ts';
 import type { TokenContext } from './context.ts';
 import { signEs256 } from './es256-jws.ts';
-import { OPAQUE_PREFIX } from './token-types.ts';
+import { newOpaqueToken, opaqueTokenKey } from './opaque-token.ts';
 
 /** What a token is issued for: its subject, client, scope, delegation and lifetime. */
 export interface IssueRequest {
@@ -36,10 +36,10 @@ export class TokenIssuer {
   }
 
   async opaque(request: IssueRequest): Promise<string> {
-    const value = `${OPAQUE_PREFIX}${randomSecret()}`;
     const now = this.#ctx.now();
+    const value = newOpaqueToken(now);
     await this.#ctx.store.insertToken({
-      hash: hashSecret(value),
+      hash: opaqueTokenKey(value),
       orgId: request.orgId,
       clientId: request.clientId ?? null,
       subject: request.subject,

@@ -1,9 +1,9 @@
-import { hashSecret } from '../../crypto/ids.ts';
 import type { ActClaim, OpaqueToken } from '../../store/types.ts';
 import { ClaimProblem, checkAccessTokenClaims } from './access-token-claims.ts';
 import type { TokenContext } from './context.ts';
 import { MalformedClaim, readActClaim, readMayActClaim } from './delegation-claims.ts';
 import { type JwsProblem, JwsRejected, verifyEs256 } from './es256-jws.ts';
+import { opaqueTokenKey } from './opaque-token.ts';
 
 /** A JWT's claims set, as verified. */
 export type JWTPayload = Record<string, unknown>;
@@ -87,7 +87,7 @@ export class TokenReader {
   }
 
   async opaque(value: string): Promise<OwnToken> {
-    const record = value.length <= 128 ? await this.#ctx.store.findToken(hashSecret(value)) : undefined;
+    const record = value.length <= 128 ? await this.#ctx.store.findToken(opaqueTokenKey(value)) : undefined;
     if (!record) throw new TokenRejected('is not a token of this server');
     if (record.revokedAt !== null) throw new TokenRejected('has been revoked');
     if (record.expiresAt <= this.#ctx.now()) throw new TokenRejected('has expired');

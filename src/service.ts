@@ -49,9 +49,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       keys,
       issuer: () => issuer,
       credentialTypes: options.credentialTypes ?? credentialTypes,
-      openMailer: (log) => {
+      openMailer: async (log) => {
         const mailLog = options.mailLogLevel === undefined ? log : log.child({}, { level: options.mailLogLevel });
-        opened = openMailer(config, mailLog, { revealCodes: options.revealCodes === true });
+        opened = await openMailer(config, mailLog, { revealCodes: options.revealCodes === true });
         return opened;
       },
     });

@@ -2,7 +2,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { usableEmail } from '../scim/user-resource.ts';
 import type { ConnectionStore } from '../store/connections/store.ts';
 import type { IdentityStore } from '../store/identities/store.ts';
-import { type PullOptions, ScimPullClient } from './scim-pull-client.ts';
+import type { PullOptions, ScimPullClient } from './scim-pull-client.ts';
 
 /** An identity as verification needs it: where the code goes, and whether it may still verify. */
 export interface DirectoryIdentity {
@@ -28,13 +28,16 @@ export interface IdentityDirectory {
 }
 
 export function identityDirectory(store: ConnectionStore & IdentityStore, box: SecretBox, pull: PullOptions = {}): IdentityDirectory {
-  const client = new ScimPullClient(pull);
+  // scim_pull asks the provider through undici (~110 modules): imported with the first such
+  // lookup rather than at start-up, for memory.
+  let client: Promise<ScimPullClient> | undefined;
   return {
     async lookup(orgId, connectionId, by) {
       const connection = await store.getConnection(orgId, connectionId);
       if (!connection) return undefined;
       if (connection.type === 'scim_pull') {
-        return client.lookup(connection.baseUrl ?? '', box.open(connection.sealedBearerToken ?? ''), by);
+        client ??= import('./scim-pull-client.ts').then(({ ScimPullClient }) => new ScimPullClient(pull));
+        return (await client).lookup(connection.baseUrl ?? '', box.open(connection.sealedBearerToken ?? ''), by);
       }
       const identity =
         'identityId' in by

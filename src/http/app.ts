@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { authnRoutes } from '../authn/routes.ts';
@@ -33,6 +32,7 @@ import { verificationHasher } from '../verification/code.ts';
 import { helpdeskVerificationRoutes, integrationVerificationRoutes } from '../verification/routes.ts';
 import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
+import { openapiDocument } from './openapi.ts';
 import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
@@ -43,7 +43,7 @@ export interface AppOptions {
   issuer: () => string;
   now?: () => number;
   /** Opens the mailer with the app's logger; by default the development transport (the log, codes masked). */
-  openMailer?: (log: FastifyBaseLogger) => Mailer;
+  openMailer?: (log: FastifyBaseLogger) => Mailer | Promise<Mailer>;
   /** The credential types offered; by default those of src/credentials/registry.ts. */
   credentialTypes?: readonly CredentialType[];
 }
@@ -83,25 +83,9 @@ export async function buildApp({
   installErrorHandling(app);
   const registry = installMetrics(app);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Tessera identity service',
-        version: '0.1.0',
-        description: 'Organisations, persons, OAuth2 clients. Non-OAuth responses use the envelope { result, meta, errors }.',
-      },
-      components: {
-        securitySchemes: {
-          orgId: { type: 'apiKey', in: 'header', name: 'Service-OrgID', description: 'The organisation addressed' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'Service-API-Key', description: 'An API key of that organisation' },
-          personJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A person JWT of this service (a login's or mint-token's)" },
-        },
-      },
-    },
-  });
+  const openapi = openapiDocument(app);
 
-  await app.register(opsRoutes(store, registry));
+  await app.register(opsRoutes(store, registry, openapi));
   await app.register(organizationRoutes(store, { dev: config.dev }));
   await app.register(personRoutes(store));
   await app.register(oauthClientRoutes(store));
@@ -142,7 +126,7 @@ export async function buildApp({
   const verification = {
     store,
     directory: identityDirectory(store, connectionSecretBox(config.secret), { allowLoopback: config.dev }),
-    mailer: openMailer(app.log),
+    mailer: await openMailer(app.log),
     hasher: verificationHasher(config.secret),
     now,
   };

@@ -7,7 +7,7 @@ import type { StoreConnection } from '../store/store.ts';
 const Health = Type.Object({ status: Type.Literal('ok'), database: Type.String() });
 
 /** Liveness with a database round trip, Prometheus metrics, and the OpenAPI document. */
-export function opsRoutes(store: StoreConnection, registry: Registry): FastifyPluginAsyncTypebox {
+export function opsRoutes(store: StoreConnection, registry: Registry, openapi: () => Promise<unknown>): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/healthz',
@@ -24,6 +24,6 @@ export function opsRoutes(store: StoreConnection, registry: Registry): FastifyPl
       reply.type(registry.contentType).send(await registry.metrics()),
     );
 
-    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    app.get('/openapi.json', { schema: { hide: true } }, () => openapi());
   };
 }

@@ -1,10 +1,8 @@
 import { drainingDriver } from './draining-driver.ts';
 import { migrate } from './migrate.ts';
 import { migrationsFor } from './migrations.ts';
-import { PostgresDriver } from './postgres/postgres-driver.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import { sqlStore } from './sql-store.ts';
-import { SqliteDriver } from './sqlite/sqlite-driver.ts';
 import type { Store } from './store.ts';
 
 export interface OpenedStore {
@@ -20,7 +18,7 @@ export interface OpenedStore {
  * `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…`.
  */
 export async function openStore(url: string, options: { poolSize?: number } = {}): Promise<OpenedStore> {
-  const driver = drainingDriver(driverFor(url, options));
+  const driver = drainingDriver(await driverFor(url, options));
   try {
     const migrated = await migrate(driver, migrationsFor(driver.dialect));
     return { store: sqlStore(driver), migrated, description: describe(url) };
@@ -30,9 +28,16 @@ export async function openStore(url: string, options: { poolSize?: number } = {}
   }
 }
 
-function driverFor(url: string, options: { poolSize?: number }): SqlDriver {
-  if (url.startsWith('sqlite:')) return new SqliteDriver(url.slice('sqlite:'.length));
-  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresDriver(url, options);
+// Only the driver the URL names is imported: a SQLite deployment need not carry pg in memory.
+async function driverFor(url: string, options: { poolSize?: number }): Promise<SqlDriver> {
+  if (url.startsWith('sqlite:')) {
+    const { SqliteDriver } = await import('./sqlite/sqlite-driver.ts');
+    return new SqliteDriver(url.slice('sqlite:'.length));
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { PostgresDriver } = await import('./postgres/postgres-driver.ts');
+    return new PostgresDriver(url, options);
+  }
   throw new TypeError(`unsupported database URL "${describe(url)}": use sqlite:PATH, sqlite::memory: or postgres://…`);
 }
 

@@ -33,16 +33,16 @@ describe('Development transport', () => {
 
   it('is what the service uses without TESSERA_SMTP_URL, masked unless the demo asks', async () => {
     const { log, text } = capturedLog();
-    const mailer = openMailer({ smtpUrl: undefined, smtpFrom: undefined, smtpTimeoutMs: 10_000 }, log);
+    const mailer = await openMailer({ smtpUrl: undefined, smtpFrom: undefined, smtpTimeoutMs: 10_000 }, log);
     assert.equal(mailer.description, 'the service log (codes masked)');
     await mailer.send(message());
     assert.ok(!text().includes(CODE));
     assert.equal(
-      openMailer({ smtpUrl: undefined, smtpFrom: undefined, smtpTimeoutMs: 1 }, log, { revealCodes: true }).description,
+      (await openMailer({ smtpUrl: undefined, smtpFrom: undefined, smtpTimeoutMs: 1 }, log, { revealCodes: true })).description,
       'the service log (codes shown)',
     );
     assert.equal(
-      openMailer({ smtpUrl: 'smtp://u:secret@mail.example.org:2525', smtpFrom: 'x@example.org', smtpTimeoutMs: 1 }, log).description,
+      (await openMailer({ smtpUrl: 'smtp://u:secret@mail.example.org:2525', smtpFrom: 'x@example.org', smtpTimeoutMs: 1 }, log)).description,
       'smtp://mail.example.org:2525',
     );
   });

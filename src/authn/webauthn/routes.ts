@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { publicKeyCredentialType } from '../../credentials/public-key/index.ts';
+import { publicKeyCredentialType } from '../../credentials/public-key/type.ts';
 import { presentCredential } from '../../credentials/routes.ts';
 import { credentialViewSchema } from '../../credentials/routes-schemas.ts';
 import { commonErrors, Envelope } from '../../http/envelope.ts';
 import { canonicalLoginHandle, PersonLoginView } from '../login-schemas.ts';
 import { organizationOf } from '../organization-header.ts';
 import type { WebAuthnDeps } from './deps.ts';
-import { finishLogin, startLogin } from './login.ts';
-import { finishRegistration, type RegistrationBody, startRegistration } from './registration.ts';
+import type { RegistrationBody } from './registration.ts';
 import { personOfRegistration, registrationCaller } from './registration-caller.ts';
 import { Ceremony, LoginOptionsRequest, LoginVerifyRequest, RegistrationOptionsRequest, RegistrationVerifyRequest } from './schemas.ts';
 
@@ -17,6 +16,10 @@ import { Ceremony, LoginOptionsRequest, LoginVerifyRequest, RegistrationOptionsR
  * organisation with Service-OrgID.
  */
 export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
+  // The ceremonies run on @simplewebauthn/server (~270 modules with its @peculiar/* and tsyringe
+  // dependencies): imported on the first passkey request rather than at start-up, for memory.
+  const login = () => import('./login.ts');
+  const registration = () => import('./registration.ts');
   return async (app) => {
     const tags = ['authentication'];
     const loginSecurity = [{ orgId: [] }];
@@ -37,7 +40,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const org = await organizationOf(request, deps.store);
-        return { result: await startLogin(deps, org, canonicalLoginHandle(request.body.handle)) };
+        return { result: await (await login()).startLogin(deps, org, canonicalLoginHandle(request.body.handle)) };
       },
     );
 
@@ -55,7 +58,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
       async (request) => {
         const org = await organizationOf(request, deps.store);
         const onRefused = (reason: string) => request.log.info({ reason }, 'passkey assertion refused');
-        return { result: await finishLogin(deps, org, request.body, onRefused) };
+        return { result: await (await login()).finishLogin(deps, org, request.body, onRefused) };
       },
     );
 
@@ -76,7 +79,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
       async (request) => {
         const { org, caller } = await registrationCaller(deps, request);
         const personId = personOfRegistration(caller, (request.body as { person_id?: string }).person_id);
-        return { result: await startRegistration(deps, org, personId) };
+        return { result: await (await registration()).startRegistration(deps, org, personId) };
       },
     );
 
@@ -94,7 +97,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const { org, caller } = await registrationCaller(deps, request);
         const onRefused = (reason: string) => request.log.info({ reason }, 'passkey registration refused');
-        const credential = await finishRegistration(deps, org, caller, request.body as RegistrationBody, onRefused);
+        const credential = await (await registration()).finishRegistration(deps, org, caller, request.body as RegistrationBody, onRefused);
         return reply.code(201).send({ result: presentCredential(publicKeyCredentialType, credential) });
       },
     );

@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { isEd25519Point } from './ed25519-point.ts';
+import { MAX_COSE_KEY_BYTES } from './params.ts';
 
 /**
  * COSE_Key parsing (RFC 9052 §7, RFC 9053 §2 and §7, RFC 8230 §4) for the three key types a
@@ -19,8 +20,6 @@ export const SUPPORTED_COSE_ALGORITHMS: number[] = [COSE_ALGORITHM.EdDSA, COSE_A
 export const RSA_MIN_MODULUS_BITS = 2048;
 /** A ceiling, so that an imported key cannot make each signature check arbitrarily slow. */
 export const RSA_MAX_MODULUS_BITS = 8192;
-/** Room for the largest key accepted (an 8192-bit RSA key is about 1,050 bytes of COSE). */
-export const MAX_COSE_KEY_BYTES = 2048;
 
 export interface ParsedCoseKey {
   algorithm: CoseAlgorithmName;

@@ -1,5 +1,4 @@
 import { type Static, Type } from 'typebox';
-import { MAX_COSE_KEY_BYTES } from './cose-key.ts';
 
 /**
  * The public-key type's params (spec §2.3): the create request's schema, and the normalised
@@ -23,6 +22,9 @@ export const CREDENTIAL_ID_MAX_BYTES = 1023;
 export const AAGUID_BYTES = 16;
 /** authData's signCount is an unsigned 32-bit integer (W3C WebAuthn §6.1). */
 export const SIGN_COUNT_MAX = 2 ** 32 - 1;
+
+/** Room for the largest key accepted (an 8192-bit RSA key is about 1,050 bytes of COSE). */
+export const MAX_COSE_KEY_BYTES = 2048;
 
 /** The longest public_key text: the largest COSE key accepted, in padded base64. */
 export const PUBLIC_KEY_MAX_CHARACTERS = Math.ceil(MAX_COSE_KEY_BYTES / 3) * 4;

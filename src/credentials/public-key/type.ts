@@ -1,5 +1,4 @@
 import type { CredentialType, PreparedCredential } from '../credential-type.ts';
-import { normalisePublicKeyParams } from './normalise-params.ts';
 import { publicKeyParamsSchema } from './params.ts';
 import { readStoredPublicKeyParams } from './stored-params.ts';
 
@@ -11,6 +10,9 @@ export const publicKeyCredentialType: CredentialType = {
   type: 'public-key',
   paramsSchema: publicKeyParamsSchema,
   async prepare(params: unknown): Promise<PreparedCredential> {
+    // The COSE key is read with @simplewebauthn's CBOR decoder, whose package loads ~270 modules:
+    // imported on the first public-key credential rather than at start-up, for memory.
+    const { normalisePublicKeyParams } = await import('./normalise-params.ts');
     return { params: { ...normalisePublicKeyParams(params) }, secret: null };
   },
   present(stored: PreparedCredential): Record<string, unknown> {

@@ -69,7 +69,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const url = `http://${host}:${port}`;
     issuer ||= url;
     const running = app;
-    const stopPurge = purgeExpiredTokens(store, (error) => running.log.warn({ err: error }, 'purging expired tokens failed'));
+    const stopPurge = purgeExpiredTokens(store, config.tokenPurgeIntervalMs, (error) => running.log.warn({ err: error }, 'purging expired tokens failed'));
     return {
       app: running,
       store,

@@ -26,6 +26,7 @@ export const serviceVariables = {
   TESSERA_WORKERS: { default: '1', rule: WORKERS_RULE, pattern: '^(auto|[1-9][0-9]?)$' },
   TESSERA_BODY_LIMIT: { default: '65536', rule: 'a byte count from 1024 to 10485760', pattern: '^[0-9]{4,8}$' },
   TESSERA_DATABASE_POOL_SIZE: { default: '10', rule: 'an integer from 1 to 200', pattern: '^[1-9][0-9]{0,2}$' },
+  TESSERA_TOKEN_PURGE_INTERVAL: { default: '600', rule: 'seconds from 1 to 86400', pattern: '^[1-9][0-9]{0,4}$' },
   TESSERA_TRUSTED_PROXIES: {
     default: undefined,
     rule: 'comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8,::1)',
@@ -59,6 +60,8 @@ export interface ServiceConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimit: number;
   databasePoolSize: number;
+  /** How often expired opaque tokens are deleted, in milliseconds. */
+  tokenPurgeIntervalMs: number;
   /** Processes serving the one port (TESSERA_WORKERS), each with its own connections to the one database. */
   workers: number;
   /** Load balancers whose X-Forwarded-For names the client; none by default (the peer is the client). */
@@ -104,6 +107,8 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   if (bodyLimit < 1024 || bodyLimit > 10_485_760) problems.push(`TESSERA_BODY_LIMIT: must be ${serviceVariables.TESSERA_BODY_LIMIT.rule}`);
   const poolSize = Number(read('TESSERA_DATABASE_POOL_SIZE'));
   if (poolSize > 200) problems.push(`TESSERA_DATABASE_POOL_SIZE: must be ${serviceVariables.TESSERA_DATABASE_POOL_SIZE.rule}`);
+  const purgeSeconds = Number(read('TESSERA_TOKEN_PURGE_INTERVAL'));
+  if (purgeSeconds > 86_400) problems.push(`TESSERA_TOKEN_PURGE_INTERVAL: must be ${serviceVariables.TESSERA_TOKEN_PURGE_INTERVAL.rule}`);
   const trustedProxies = (values.TESSERA_TRUSTED_PROXIES ?? '')
     .split(',')
     .map((entry) => entry.trim())
@@ -140,6 +145,7 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
       logLevel: read('TESSERA_LOG_LEVEL') as ServiceConfig['logLevel'],
       bodyLimit,
       databasePoolSize: poolSize,
+      tokenPurgeIntervalMs: purgeSeconds * 1000,
       workers: workers!,
       trustedProxies,
       loginsPerSource,

@@ -19,6 +19,7 @@ describe('Service configuration', () => {
       logLevel: 'info',
       bodyLimit: 65536,
       databasePoolSize: 10,
+      tokenPurgeIntervalMs: 600_000,
       workers: 1,
       trustedProxies: [],
       loginsPerSource: 4,

@@ -21,11 +21,13 @@ export class SqliteDriver implements SqlDriver {
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new DatabaseSync(path);
-    // Waiting for another process's lock blocks the event loop, so the wait is kept short;
-    // past it the write fails as unavailable (503, retry) rather than stalling every request.
-    this.#db.exec('PRAGMA busy_timeout = 1000');
+    // Another worker may be creating the same file: at start-up its lock is waited for.
+    this.#db.exec(`PRAGMA busy_timeout = ${MIGRATION_LOCK_WAIT_MS}`);
     if (path !== ':memory:') this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
     this.#db.exec('PRAGMA foreign_keys = ON');
+    // Waiting for another process's lock blocks the event loop, so on requests the wait is kept
+    // short; past it the write fails as unavailable (503, retry) rather than stalling every request.
+    this.#db.exec(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
     this.#direct = {
       all: async <Row>(sql: string, params: readonly SqlParam[] = []) => this.#all<Row>(sql, params),
       run: async (sql: string, params: readonly SqlParam[] = []) => this.#run(sql, params),
@@ -129,8 +131,18 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
-  migrationTransaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.transaction(fn);
+  /**
+   * Workers starting together on a new file all migrate it; the one that takes the lock may
+   * hold it for seconds on a busy machine. Nothing is served before migrating, so blocking
+   * start-up is harmless here, unlike on a request's path.
+   */
+  async migrationTransaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    this.#db.exec(`PRAGMA busy_timeout = ${MIGRATION_LOCK_WAIT_MS}`);
+    try {
+      return await this.transaction(fn);
+    } finally {
+      this.#db.exec(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
+    }
   }
 
   async close(): Promise<void> {
@@ -169,6 +181,9 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 }
+
+const LOCK_WAIT_MS = 1_000;
+const MIGRATION_LOCK_WAIT_MS = 30_000;
 
 /** Statements that change rows: these commit in a group (see run()). */
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliJson } from './lib/cli.ts';
+import { cpuPerRequest } from './lib/cpu.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
 import { startServiceProcess } from './lib/service-process.ts';
@@ -18,7 +19,7 @@ export async function apiBenchmark(options: { seconds: number; postgresUrl?: str
   ];
   if (options.postgresUrl) databases.push(['postgres', { DATABASE_URL: await freshPostgresDatabase(options.postgresUrl) }]);
 
-  const results: (LoadResult & { rssMiB: number })[] = [];
+  const results: (LoadResult & { rssMiB: number; cpuUs: number })[] = [];
   for (const [name, env] of databases) {
     const service = await startServiceProcess(env);
     try {
@@ -30,18 +31,22 @@ export async function apiBenchmark(options: { seconds: number; postgresUrl?: str
         body: JSON.stringify({ handles: [{ type: 'email_address', value: 'bench@example.com' }] }),
       }).then((r) => r.json())) as { result: { id: string } };
       results.push({
-        ...(await load({ name: `${name}: GET /persons/{id}`, url: `${service.url}/persons/${person.result.id}`, headers, seconds: options.seconds })),
+        ...(await cpuPerRequest(service.cpuSeconds, () =>
+          load({ name: `${name}: GET /persons/{id}`, url: `${service.url}/persons/${person.result.id}`, headers, seconds: options.seconds }),
+        )),
         rssMiB: service.rssMiB(),
       });
       results.push({
-        ...(await load({
-          name: `${name}: POST /persons`,
-          url: `${service.url}/persons`,
-          method: 'POST',
-          headers,
-          seconds: options.seconds,
-          body: () => JSON.stringify({ handles: [{ type: 'email_address', value: `${randomUUID()}@example.com` }] }),
-        })),
+        ...(await cpuPerRequest(service.cpuSeconds, () =>
+          load({
+            name: `${name}: POST /persons`,
+            url: `${service.url}/persons`,
+            method: 'POST',
+            headers,
+            seconds: options.seconds,
+            body: () => JSON.stringify({ handles: [{ type: 'email_address', value: `${randomUUID()}@example.com` }] }),
+          }),
+        )),
         rssMiB: service.rssMiB(),
       });
     } finally {

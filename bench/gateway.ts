@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launcher } from './lib/cli.ts';
+import { cpuPerRequest, measureCpu, ownCpuSeconds } from './lib/cpu.ts';
+import { boundGoal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
 import { type BenchProcess, node, portEnv, startProcess } from './lib/process.ts';
 import { startServiceProcess } from './lib/service-process.ts';
@@ -12,21 +14,7 @@ import { loadExchanges, prepare } from './token.ts';
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 
-type Row = LoadResult & { rssMiB?: number; cpu?: Record<string, number> };
-
-/** Share of one core each process used while a row ran, so a row bound by another process shows it. */
-async function measureCpu<T>(processes: Record<string, () => number>, run: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
-  const before = Object.fromEntries(Object.entries(processes).map(([name, read]) => [name, read()]));
-  const started = performance.now();
-  const result = await run();
-  const seconds = (performance.now() - started) / 1000;
-  return { result, cpu: Object.fromEntries(Object.entries(processes).map(([name, read]) => [name, (read() - before[name]!) / seconds])) };
-}
-
-const ownCpuSeconds = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-};
+type Row = LoadResult & { rssMiB?: number; cpuUs?: number; cpu?: Record<string, number> };
 
 function nginxAvailable(): boolean {
   try {
@@ -81,8 +69,11 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     headers: Record<string, string> = {},
     perRequestHeaders?: () => Record<string, string>,
   ) => {
+    // CPU per request is the proxy's own (the upstream's on the direct row).
     const { result, cpu } = await measureCpu(cpuOf(proc), () =>
-      load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) }),
+      cpuPerRequest((proc ?? upstream).cpuSeconds, () =>
+        load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) }),
+      ),
     );
     rows.push({ ...result, cpu, ...(proc ? { rssMiB: proc.rssMiB() } : {}) });
   };
@@ -124,7 +115,9 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
         });
       const hit = await startGatewayProcess(plugin(true));
       await drive(HIT_ROW, `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
-      const { result, cpu } = await measureCpu(cpuOf(), () => loadExchanges(setup, TOKEN_ENDPOINT_ROW, options.seconds));
+      const { result, cpu } = await measureCpu(cpuOf(), () =>
+        cpuPerRequest(tokenService.cpuSeconds, () => loadExchanges(setup, TOKEN_ENDPOINT_ROW, options.seconds)),
+      );
       rows.push({ ...result, cpu });
       const miss = await startGatewayProcess(plugin(false));
       let next = 0;
@@ -166,13 +159,21 @@ function targets(rows: readonly Row[]): string {
     return `${(x / y).toFixed(2)}× (target ≥ ${target}×: ${x / y >= target ? 'met' : 'not met'})`;
   };
   const gatewayRss = Math.max(...rows.filter((r) => r.name.startsWith('tessera gateway')).map((r) => r.rssMiB ?? 0));
-  return [
+  const cpuUs = (name: string) => rows.find((r) => r.name === name)?.cpuUs;
+  const issue4 = [
     `- cache hit / @fastify/http-proxy: ${ratio(HIT_ROW, FASTIFY_ROW, 1)}`,
     `- cache hit / nginx: ${ratio(HIT_ROW, NGINX_ROW, 0.5)}`,
     `- cache miss / token endpoint alone: ${ratio(MISS_ROW, TOKEN_ENDPOINT_ROW, 0.8)}`,
-    `- gateway RSS, highest after a run: ${gatewayRss.toFixed(0)} MiB (target < 120 MB = 114 MiB: ${gatewayRss < 114.4 ? 'met' : 'not met'})`,
   ].join('\n');
+  const issue13 = goalsTable([
+    ratioGoal("1. the gateway's CPU per request on a miss / on a hit", cpuUs(MISS_ROW), cpuUs(HIT_ROW), 'at most', 2),
+    boundGoal('3. gateway RSS after each run, highest', gatewayRss, 'MiB', 'below', GATEWAY_RSS_LIMIT_MIB),
+  ]);
+  return `Issue 4's targets:\n\n${issue4}\n\nIssue 13's goals:\n\n${issue13}`;
 }
+
+/** 120 MB, in the MiB every RSS here is reported in. */
+const GATEWAY_RSS_LIMIT_MIB = 114;
 
 /** tessera gateway on a free port; ready once its proxy port answers. BENCH_GATEWAY_NODE_OPTIONS reaches it only. */
 function startGatewayProcess(env: Record<string, string>): Promise<BenchProcess> {

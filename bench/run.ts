@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { apiBenchmark } from './api.ts';
 import { authnBenchmark } from './authn.ts';
 import { gatewayBenchmark } from './gateway.ts';
+import { scaleBenchmark } from './scale.ts';
 import { tokenBenchmark } from './token.ts';
 import { verificationBenchmark } from './verification.ts';
 
@@ -12,6 +13,7 @@ const benchmarks: Record<string, (options: { seconds: number; postgresUrl?: stri
   token: tokenBenchmark,
   gateway: gatewayBenchmark,
   verification: verificationBenchmark,
+  scale: scaleBenchmark,
 };
 
 const { values, positionals } = parseArgs({

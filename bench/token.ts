@@ -2,10 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliJson } from './lib/cli.ts';
+import { cpuPerRequest } from './lib/cpu.ts';
+import { boundGoal, type Goal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
 import { startOidcProviderPeer } from './lib/peer-process.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
 import { type ServiceProcess, startServiceProcess } from './lib/service-process.ts';
+import { type SignatureFloor, signatureFloor } from './lib/signature-floor.ts';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
@@ -13,34 +16,38 @@ const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 const SUBJECT_POOL = 10_000;
 const FORM = 'application/x-www-form-urlencoded';
 
-type Row = LoadResult & { rssMiB: number };
+type Row = LoadResult & { rssMiB: number; cpuUs: number };
 
 /**
  * The token endpoint against node-oidc-provider's client_credentials grant, side by side in
  * one run: Tessera's client_credentials, and token exchange of person JWTs (drawn from a pool
- * of 10,000 distinct tokens) with an opaque client actor and JWT output.
+ * of 10,000 distinct tokens) with an opaque client actor and JWT output; then the floor of an
+ * exchange (its signature work alone) and issue 13's goals judged from these rows.
  */
 export async function tokenBenchmark(options: { seconds: number; postgresUrl?: string }): Promise<string> {
   const rows: Row[] = [];
   const peer = await startOidcProviderPeer();
   try {
-    const result = await load({
-      name: 'oidc-provider 9: client_credentials (in-memory)',
-      url: peer.tokenUrl,
-      method: 'POST',
-      seconds: options.seconds,
-      headers: { 'content-type': FORM, authorization: basic('bench', 'bench-secret') },
-      body: () => 'grant_type=client_credentials&scope=api%3Aread',
-    });
+    const result = await cpuPerRequest(peer.cpuSeconds, () =>
+      load({
+        name: PEER_ROW,
+        url: peer.tokenUrl,
+        method: 'POST',
+        seconds: options.seconds,
+        headers: { 'content-type': FORM, authorization: basic('bench', 'bench-secret') },
+        body: () => 'grant_type=client_credentials&scope=api%3Aread',
+      }),
+    );
     rows.push({ ...result, rssMiB: peer.rssMiB() });
   } finally {
     await peer.stop();
   }
 
-  const databases: [string, Record<string, string>][] = [
+  const databases: [Database, Record<string, string>][] = [
     ['sqlite', { TESSERA_DATABASE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-')), 'bench.db')}` }],
   ];
   if (options.postgresUrl) databases.push(['postgres', { DATABASE_URL: await freshPostgresDatabase(options.postgresUrl) }]);
+  let floor: SignatureFloor | undefined;
   for (const [name, env] of databases) {
     // One worker, then two over the same database: the setup (clients, persons, tokens) is made once.
     let setup: Setup | undefined;
@@ -52,23 +59,73 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
         setup = setup ? { ...setup, tokenUrl: `${service.url}/oauth2/tokens` } : await prepare(service, env);
         const label = `tessera ${name}${workers > 1 ? `, ${workers} workers` : ''}`;
         const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
-        const cc = await load({
-          name: `${label}: client_credentials (opaque)`,
-          url: setup.tokenUrl,
-          method: 'POST',
-          headers: auth,
-          seconds: options.seconds,
-          body: () => 'grant_type=client_credentials&scope=orders%3Aread',
-        });
+        const cc = await cpuPerRequest(service.cpuSeconds, () =>
+          load({
+            name: `${label}: ${CC}`,
+            url: setup!.tokenUrl,
+            method: 'POST',
+            headers: auth,
+            seconds: options.seconds,
+            body: () => 'grant_type=client_credentials&scope=orders%3Aread',
+          }),
+        );
         rows.push({ ...cc, rssMiB: service.rssMiB() });
-        const exchange = await loadExchanges(setup, `${label}: token exchange (person JWT → JWT, opaque actor)`, options.seconds);
+        const exchange = await cpuPerRequest(service.cpuSeconds, () => loadExchanges(setup!, `${label}: ${EXCHANGE_ROW}`, options.seconds));
         rows.push({ ...exchange, rssMiB: service.rssMiB() });
+        if (name === 'sqlite' && !floor) floor = await signatureFloor(env.TESSERA_DATABASE!, setup.subjects[0]!, await exchangeOnce(setup));
       } finally {
         await service.stop();
       }
     }
   }
-  return table(rows);
+  const goals = tokenGoals(rows, floor);
+  const floorLine = floor
+    ? `Floor of an exchange, its signature work alone (ES256 with the service's keys, node:crypto, one thread): verify ${floor.verifyUs.toFixed(0)} µs + sign ${floor.signUs.toFixed(0)} µs = ${floor.cpuUs.toFixed(0)} µs of CPU.`
+    : 'Floor: not measured.';
+  return `${table(rows)}\n\n${floorLine}\n\n${goalsTable(goals)}`;
+}
+
+type Database = 'sqlite' | 'postgres';
+const PEER_ROW = 'oidc-provider 9: client_credentials (in-memory)';
+const CC = 'client_credentials (opaque)';
+const EXCHANGE_ROW = 'token exchange (person JWT → JWT, opaque actor)';
+/** 150 MB, in the MiB every RSS here is reported in. */
+const SERVICE_RSS_LIMIT_MIB = 143;
+
+/** Issue 13's goals that this benchmark's rows answer, each from ratios within this run. */
+function tokenGoals(rows: readonly Row[], floor: SignatureFloor | undefined): Goal[] {
+  const row = (name: string) => rows.find((r) => r.name === name);
+  const peer = row(PEER_ROW);
+  const [cc, exchange] = [row(`tessera sqlite: ${CC}`), row(`tessera sqlite: ${EXCHANGE_ROW}`)];
+  const goals = [
+    ratioGoal('1. token exchange CPU per request / its floor (SQLite)', exchange?.cpuUs, floor?.cpuUs, 'at most', 1.1),
+    ratioGoal("1. client_credentials CPU per request / oidc-provider's (SQLite)", cc?.cpuUs, peer?.cpuUs, 'at most', 0.6),
+    ratioGoal("1. client_credentials req/s / oidc-provider's (SQLite, one worker)", cc?.rps, peer?.rps, 'at least', 1.5),
+  ];
+  const pgCc = row(`tessera postgres: ${CC}`);
+  const pgExchange = row(`tessera postgres: ${EXCHANGE_ROW}`);
+  goals.push(
+    ratioGoal('2. PostgreSQL / SQLite req/s, client_credentials', pgCc?.rps, cc?.rps, 'at least', 0.5),
+    boundGoal('2. PostgreSQL p99, client_credentials', pgCc?.p99, 'ms', 'below', 30),
+    ratioGoal('2. PostgreSQL / SQLite req/s, token exchange', pgExchange?.rps, exchange?.rps, 'at least', 0.5),
+    boundGoal('2. PostgreSQL p99, token exchange', pgExchange?.p99, 'ms', 'below', 30),
+  );
+  const oneWorker = rows.filter((r) => r.name.startsWith('tessera') && !r.name.includes('workers'));
+  goals.push(
+    boundGoal('3. service RSS after each one-worker run, highest', Math.max(...oneWorker.map((r) => r.rssMiB)), 'MiB', 'below', SERVICE_RSS_LIMIT_MIB),
+  );
+  return goals;
+}
+
+/** One exchange as the load sends it, for the size of the token it answers with. */
+export async function exchangeOnce(setup: Setup): Promise<string> {
+  const response = await fetch(setup.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) },
+    body: exchangeBody(setup, setup.subjects[1]!),
+  });
+  if (!response.ok) throw new Error(`exchange: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
 }
 
 /**
@@ -83,19 +140,23 @@ export function loadExchanges(setup: Setup, name: string, seconds: number): Prom
     method: 'POST',
     seconds,
     headers: { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) },
-    body: () =>
-      new URLSearchParams({
-        grant_type: EXCHANGE,
-        subject_token: setup.subjects[next++ % setup.subjects.length]!,
-        subject_token_type: JWT,
-        actor_token: setup.actorToken,
-        actor_token_type: ACCESS_TOKEN,
-        requested_token_type: JWT,
-      }).toString(),
+    body: () => exchangeBody(setup, setup.subjects[next++ % setup.subjects.length]!),
   });
 }
 
-interface Setup {
+function exchangeBody(setup: Setup, subject: string): string {
+  return new URLSearchParams({
+    grant_type: EXCHANGE,
+    subject_token: subject,
+    subject_token_type: JWT,
+    actor_token: setup.actorToken,
+    actor_token_type: ACCESS_TOKEN,
+    requested_token_type: JWT,
+  }).toString();
+}
+
+export interface Setup {
+  orgId: string;
   tokenUrl: string;
   clientId: string;
   clientSecret: string;
@@ -135,7 +196,7 @@ export async function prepare(service: ServiceProcess, env: Record<string, strin
     body: 'grant_type=client_credentials',
   });
   const { access_token } = (await actor.json()) as { access_token: string };
-  return { tokenUrl, clientId: client.client_id, clientSecret: client.client_secret, actorToken: access_token, subjects };
+  return { orgId: org_id, tokenUrl, clientId: client.client_id, clientSecret: client.client_secret, actorToken: access_token, subjects };
 }
 
 export function basic(id: string, secret: string): string {

@@ -7,6 +7,7 @@ import { identityFields, normaliseUser } from '../src/scim/user-resource.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { verificationHasher } from '../src/verification/code.ts';
 import { runCliJson } from './lib/cli.ts';
+import { cpuPerRequest } from './lib/cpu.ts';
 import { type LoadOptions, type LoadResult, load, table } from './lib/load.ts';
 import { freshPostgresDatabase, settlePostgresDatabase } from './lib/postgres.ts';
 import { BENCH_SECRET, startServiceProcess } from './lib/service-process.ts';
@@ -25,7 +26,7 @@ const OPERATOR_BUDGET = 30;
 /** Each row is preceded by this many seconds of its own requests, not counted: JIT, caches and pools warm. */
 const WARM_UP_SECONDS = 2;
 
-type Row = LoadResult & { rssMiB: number; statusLine: string };
+type Row = LoadResult & { rssMiB: number; cpuUs: number; statusLine: string };
 
 /**
  * Email verification's two hot paths at 50 connections, SMTP excluded: verify through the
@@ -61,7 +62,7 @@ export async function verificationBenchmark(options: { seconds: number; postgres
     try {
       const row = async (options: LoadOptions): Promise<void> => {
         await load({ ...options, seconds: WARM_UP_SECONDS });
-        const r = await load(options);
+        const r = await cpuPerRequest(service.cpuSeconds, () => load(options));
         rows.push({ ...r, rssMiB: service.rssMiB(), statusLine: `${r.name}: ${JSON.stringify(r.statuses)}` });
       };
       const integration = { 'service-orgid': setup.orgId, 'service-api-key': setup.integrationKey, 'content-type': 'application/json' };

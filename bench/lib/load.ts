@@ -73,7 +73,14 @@ export async function load({
   };
 }
 
-export function table(results: readonly (LoadResult & { rssMiB?: number })[]): string {
-  const rows = results.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.rssMiB?.toFixed(0) ?? ''} |`);
-  return ['| run | req/s | p50 ms | p99 ms | non-2xx | errors | service RSS MiB |', '|---|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
+export function table(results: readonly (LoadResult & { rssMiB?: number; cpuUs?: number })[]): string {
+  // CPU per request is the figure that does not move with what else shares the machine's cores.
+  const withCpu = results.some((r) => r.cpuUs !== undefined);
+  const cpu = (r: { cpuUs?: number }) => (withCpu ? ` ${r.cpuUs?.toFixed(0) ?? ''} |` : '');
+  const rows = results.map((r) => `| ${r.name} | ${r.rps} |${cpu(r)} ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.rssMiB?.toFixed(0) ?? ''} |`);
+  return [
+    `| run | req/s |${withCpu ? ' CPU µs/req |' : ''} p50 ms | p99 ms | non-2xx | errors | service RSS MiB |`,
+    `|---|---:|${withCpu ? '---:|' : ''}---:|---:|---:|---:|---:|`,
+    ...rows,
+  ].join('\n');
 }

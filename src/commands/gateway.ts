@@ -1,7 +1,6 @@
 import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { loadGatewaySetup } from '../gateway/config/gateway-config.ts';
-import { launchGateway } from '../gateway/launch.ts';
 import { gatewayStartupWarnings } from '../gateway/startup-warnings.ts';
 import { primaryReport } from '../workers/primary-report.ts';
 import { runWorkers } from '../workers/run-workers.ts';
@@ -49,6 +48,8 @@ stops start-up; a service that does not answer yet leaves /readyz at 503 until i
     }
     // The proxy and the admin port: a worker is ready once both listen.
     if (!(await runWorkers(config.workers, 2, primaryReport('tessera gateway', config.logLevel)))) return;
+    // Imported here, not above: a primary that only watches its workers need not hold the proxy.
+    const { launchGateway } = await import('../gateway/launch.ts');
     const gateway = await launchGateway(config, log);
     log.info({ url: gateway.url, admin: gateway.adminUrl, plugins: config.plugins.map((p) => p.id) }, 'tessera gateway started');
     closeOnSignals(() => gateway.close());

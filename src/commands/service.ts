@@ -1,7 +1,5 @@
 import { explainListenError } from '../config/ports.ts';
 import { loadServiceConfig } from '../config/service-config.ts';
-import { startService } from '../service.ts';
-import { describe } from '../store/open-store.ts';
 import { primaryReport } from '../workers/primary-report.ts';
 import { runWorkers } from '../workers/run-workers.ts';
 import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
@@ -32,6 +30,8 @@ ${DATABASE_ENVIRONMENT}
     if (options.help) return void process.stdout.write(serviceCommand.help);
     const { config, warnings } = loadServiceConfig();
     if (!(await runWorkers(config.workers, 1, primaryReport('tessera service', config.logLevel)))) return;
+    // Imported here, not above: a primary that only watches its workers need not hold the service.
+    const [{ startService }, { describe }] = await Promise.all([import('../service.ts'), import('../store/open-store.ts')]);
     const service = await startService(config).catch((error: unknown) => {
       throw explainListenError(error, [{ setting: 'TESSERA_PORT', host: config.host, port: config.port }]);
     });

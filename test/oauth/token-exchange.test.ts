@@ -105,6 +105,36 @@ for (const backend of backends()) {
       assert.deepEqual([payload.sub, payload.act, payload.client_id], [person, { sub: gateway.id }, undefined]);
     });
 
+    it('refuses for the subject when both tokens are bad, though the actor is read while the subject is', async () => {
+      const response = await token(
+        t,
+        {
+          grant_type: EXCHANGE,
+          subject_token: 'tat_not-a-token-of-this-server',
+          subject_token_type: ACCESS_TOKEN_TYPE,
+          actor_token: 'tat_not-one-either',
+          actor_token_type: ACCESS_TOKEN_TYPE,
+        },
+        gateway,
+      );
+      assert.equal(response.status, 400);
+      assert.equal(response.body.error, 'invalid_request');
+      assert.match(response.body.error_description, /^subject_token /);
+      const actorOnly = await token(
+        t,
+        {
+          grant_type: EXCHANGE,
+          subject_token: personToken,
+          subject_token_type: JWT_TYPE,
+          actor_token: 'tat_not-one-either',
+          actor_token_type: ACCESS_TOKEN_TYPE,
+        },
+        gateway,
+      );
+      assert.equal(actorOnly.status, 400);
+      assert.match(actorOnly.body.error_description, /^actor_token /);
+    });
+
     it("nests the subject's own act chain, newest actor first", async () => {
       const first = (
         await token(t, { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, gateway)

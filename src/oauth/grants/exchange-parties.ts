@@ -75,8 +75,25 @@ export interface Actor {
 }
 
 /**
+ * Starts reading an actor token of this server (a signature check, or a look-up in the store)
+ * while the subject is being resolved: on PostgreSQL that takes a round trip out of the
+ * request's latency. The read is only judged by resolveActor, after the subject, so a request
+ * with two bad tokens is still refused for its subject. JWT-SVIDs need the organisation's
+ * trust domains, known only from the subject: they are not read early.
+ */
+export function readActorEarly(deps: OAuthDeps, actorToken: string | undefined, actorTokenType: TokenTypeUri | undefined): Promise<OwnToken> | undefined {
+  if (actorToken === undefined || actorTokenType === undefined) return undefined;
+  if (tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) return undefined;
+  const read = readOwn(deps, 'actor_token', actorToken, actorTokenType);
+  // Refused subjects end the request before the actor is judged: its outcome may go unread.
+  read.catch(() => undefined);
+  return read;
+}
+
+/**
  * The actor: a person or client of this server (their own JWT or opaque token), a workload
- * (its JWT-SVID), or else the authenticated client itself.
+ * (its JWT-SVID), or else the authenticated client itself. `early` is readActorEarly's read
+ * of the same token, if it made one.
  */
 export async function resolveActor(
   deps: OAuthDeps,
@@ -85,6 +102,7 @@ export async function resolveActor(
   client: OAuthClient | undefined,
   orgId: string,
   config: OrganizationConfig,
+  early?: Promise<OwnToken>,
 ): Promise<Actor> {
   if (actorToken === undefined || actorTokenType === undefined) {
     if (client) return { id: client.id };
@@ -103,7 +121,7 @@ export async function resolveActor(
       throw oauthError('invalid_request', `actor_token: ${error.message}`);
     }
   }
-  const actor = await readOwn(deps, 'actor_token', actorToken, actorTokenType);
+  const actor = await (early ?? readOwn(deps, 'actor_token', actorToken, actorTokenType));
   if (actor.orgId !== orgId) throw oauthError('invalid_request', 'actor_token belongs to another organisation than the subject');
   // A delegated token speaks for its subject, not for whoever holds it: it cannot name an actor.
   if (actor.act) throw oauthError('invalid_request', "actor_token is itself a delegated token (it carries act); present the actor's own token");

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliJson } from './lib/cli.ts';
-import { cpuPerRequest } from './lib/cpu.ts';
+import { cpuPerRequest, interleaved } from './lib/cpu.ts';
 import { boundGoal, type Goal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
 import { startOidcProviderPeer } from './lib/peer-process.ts';
@@ -26,57 +26,65 @@ type Row = LoadResult & { rssMiB: number; cpuUs: number };
  */
 export async function tokenBenchmark(options: { seconds: number; postgresUrl?: string }): Promise<string> {
   const rows: Row[] = [];
+  // The peer stays up until Tessera's first client_credentials row, which runs in rounds
+  // alternating with the peer's: the goals compare the two.
   const peer = await startOidcProviderPeer();
-  try {
-    const result = await cpuPerRequest(peer.cpuSeconds, () =>
+  const peerLoad = (seconds: number) =>
+    cpuPerRequest(peer.cpuSeconds, () =>
       load({
         name: PEER_ROW,
         url: peer.tokenUrl,
         method: 'POST',
-        seconds: options.seconds,
+        seconds,
         headers: { 'content-type': FORM, authorization: basic('bench', 'bench-secret') },
         body: () => 'grant_type=client_credentials&scope=api%3Aread',
       }),
     );
-    rows.push({ ...result, rssMiB: peer.rssMiB() });
-  } finally {
-    await peer.stop();
-  }
-
-  const databases: [Database, Record<string, string>][] = [
-    ['sqlite', { TESSERA_DATABASE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-')), 'bench.db')}` }],
-  ];
-  if (options.postgresUrl) databases.push(['postgres', { DATABASE_URL: await freshPostgresDatabase(options.postgresUrl) }]);
   let floor: SignatureFloor | undefined;
-  for (const [name, env] of databases) {
-    // One worker, then two over the same database: the setup (clients, persons, tokens) is made once.
-    let setup: Setup | undefined;
-    for (const workers of [1, 2]) {
-      // A fixed issuer: the person JWTs minted in the first run must name the second run's issuer too.
-      const service = await startServiceProcess({ ...env, TESSERA_ISSUER: 'http://tessera.bench.invalid', TESSERA_WORKERS: String(workers) });
-      try {
-        if (workers > 1) await new Promise((resolve) => setTimeout(resolve, 2_000)); // every worker listening
-        setup = setup ? { ...setup, tokenUrl: `${service.url}/oauth2/tokens` } : await prepare(service, env);
-        const label = `tessera ${name}${workers > 1 ? `, ${workers} workers` : ''}`;
-        const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
-        const cc = await cpuPerRequest(service.cpuSeconds, () =>
-          load({
-            name: `${label}: ${CC}`,
-            url: setup!.tokenUrl,
-            method: 'POST',
-            headers: auth,
-            seconds: options.seconds,
-            body: () => 'grant_type=client_credentials&scope=orders%3Aread',
-          }),
-        );
-        rows.push({ ...cc, rssMiB: service.rssMiB() });
-        const exchange = await cpuPerRequest(service.cpuSeconds, () => loadExchanges(setup!, `${label}: ${EXCHANGE_ROW}`, options.seconds));
-        rows.push({ ...exchange, rssMiB: service.rssMiB() });
-        if (name === 'sqlite' && !floor) floor = await signatureFloor(env.TESSERA_DATABASE!, setup.subjects[0]!, await exchangeOnce(setup));
-      } finally {
-        await service.stop();
+  try {
+    const databases: [Database, Record<string, string>][] = [
+      ['sqlite', { TESSERA_DATABASE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-')), 'bench.db')}` }],
+    ];
+    if (options.postgresUrl) databases.push(['postgres', { DATABASE_URL: await freshPostgresDatabase(options.postgresUrl) }]);
+    for (const [name, env] of databases) {
+      // One worker, then two over the same database: the setup (clients, persons, tokens) is made once.
+      let setup: Setup | undefined;
+      for (const workers of [1, 2]) {
+        // A fixed issuer: the person JWTs minted in the first run must name the second run's issuer too.
+        const service = await startServiceProcess({ ...env, TESSERA_ISSUER: 'http://tessera.bench.invalid', TESSERA_WORKERS: String(workers) });
+        try {
+          if (workers > 1) await new Promise((resolve) => setTimeout(resolve, 2_000)); // every worker listening
+          setup = setup ? { ...setup, tokenUrl: `${service.url}/oauth2/tokens` } : await prepare(service, env);
+          const label = `tessera ${name}${workers > 1 ? `, ${workers} workers` : ''}`;
+          const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
+          const ccLoad = (seconds: number) =>
+            cpuPerRequest(service.cpuSeconds, () =>
+              load({
+                name: `${label}: ${CC}`,
+                url: setup!.tokenUrl,
+                method: 'POST',
+                headers: auth,
+                seconds,
+                body: () => 'grant_type=client_credentials&scope=orders%3Aread',
+              }),
+            );
+          if (rows.length === 0) {
+            const [peerRow, cc] = await interleaved([peerLoad, ccLoad], options.seconds, ROUNDS);
+            rows.push({ ...peerRow!, rssMiB: peer.rssMiB() }, { ...cc!, rssMiB: service.rssMiB() });
+            await peer.stop();
+          } else {
+            rows.push({ ...(await ccLoad(options.seconds)), rssMiB: service.rssMiB() });
+          }
+          const exchange = await cpuPerRequest(service.cpuSeconds, () => loadExchanges(setup!, `${label}: ${EXCHANGE_ROW}`, options.seconds));
+          rows.push({ ...exchange, rssMiB: service.rssMiB() });
+          if (name === 'sqlite' && !floor) floor = await signatureFloor(env.TESSERA_DATABASE!, setup.subjects[0]!, await exchangeOnce(setup));
+        } finally {
+          await service.stop();
+        }
       }
     }
+  } finally {
+    await peer.stop();
   }
   const goals = tokenGoals(rows, floor);
   const floorLine = floor
@@ -86,6 +94,8 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
 }
 
 type Database = 'sqlite' | 'postgres';
+/** Rounds of the peer's and Tessera's client_credentials rows, in turn. */
+const ROUNDS = 4;
 const PEER_ROW = 'oidc-provider 9: client_credentials (in-memory)';
 const CC = 'client_credentials (opaque)';
 const EXCHANGE_ROW = 'token exchange (person JWT → JWT, opaque actor)';

@@ -19,7 +19,7 @@ const CONCURRENT_LOGINS = 20;
 const THROUGHPUT_LOGINS = 16;
 const FORM = 'application/x-www-form-urlencoded';
 
-type Row = LoadResult & { rssMiB: number; cpu: number };
+type Row = LoadResult & { rssMiB: number; cpu: number; cpuUs?: number };
 
 const argon2Async = promisify(argon2);
 const phc = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '');
@@ -47,8 +47,9 @@ export async function authnBenchmark(options: { seconds: number }): Promise<stri
       const before = service.cpuSeconds();
       const started = performance.now();
       const result = await run();
-      const cpu = (service.cpuSeconds() - before) / ((performance.now() - started) / 1000);
-      return { ...result, rssMiB: service.rssMiB(), cpu };
+      const used = service.cpuSeconds() - before;
+      const cpu = used / ((performance.now() - started) / 1000);
+      return { ...result, rssMiB: service.rssMiB(), cpu, cpuUs: (used * 1e6) / Math.max(result.requests, 1) };
     };
     const tokens = (name: string) => () =>
       load({

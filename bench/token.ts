@@ -87,10 +87,10 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
     await peer.stop();
   }
   const goals = tokenGoals(rows, floor);
-  const floorLine = floor
-    ? `Floor of an exchange, its signature work alone (ES256 with the service's keys, node:crypto, one thread): verify ${floor.verifyUs.toFixed(0)} µs + sign ${floor.signUs.toFixed(0)} µs = ${floor.cpuUs.toFixed(0)} µs of CPU.`
-    : 'Floor: not measured.';
-  return `${table(rows)}\n\n${floorLine}\n\n${goalsTable(goals)}`;
+  const floorRow = floor
+    ? `| floor of an exchange: ES256 verify ${floor.verifyUs.toFixed(0)} µs + sign ${floor.signUs.toFixed(0)} µs alone, the service's keys, node:crypto, one thread | | ${floor.cpuUs.toFixed(0)} | | | | | |`
+    : '| floor of an exchange: not measured | | | | | | | |';
+  return `${table(rows)}\n${floorRow}\n\n${goalsTable(goals)}`;
 }
 
 type Database = 'sqlite' | 'postgres';

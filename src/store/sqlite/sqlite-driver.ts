@@ -23,7 +23,10 @@ export class SqliteDriver implements SqlDriver {
     this.#db = new DatabaseSync(path);
     // Another worker may be creating the same file: at start-up its lock is waited for.
     this.#db.exec(`PRAGMA busy_timeout = ${MIGRATION_LOCK_WAIT_MS}`);
-    if (path !== ':memory:') this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+    if (path !== ':memory:') {
+      enableWal(this.#db);
+      this.#db.exec('PRAGMA synchronous = NORMAL');
+    }
     this.#db.exec('PRAGMA foreign_keys = ON');
     // Waiting for another process's lock blocks the event loop, so on requests the wait is kept
     // short; past it the write fails as unavailable (503, retry) rather than stalling every request.
@@ -201,11 +204,31 @@ function toSqlite(params: readonly SqlParam[]): SQLInputValue[] {
 /** SQLITE_BUSY and SQLITE_LOCKED (primary result codes 5 and 6): another process holds the lock. */
 const LOCKED = new Set([5, 6]);
 
+const isLocked = (error: unknown) => LOCKED.has(((error as { errcode?: number }).errcode ?? 0) & 0xff);
+
+/**
+ * Switching a new file to WAL needs an exclusive lock that SQLite does not wait for
+ * (busy_timeout does not apply to it), so workers opening a new file together saw "database
+ * is locked": the switch is retried until the start-up wait runs out. The constructor is
+ * synchronous and nothing is served yet, so the retry sleeps the thread.
+ */
+function enableWal(db: DatabaseSync): void {
+  const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isLocked(error) || Date.now() > deadline) throw translate(error);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+}
+
 function translate(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';
   const match = /^UNIQUE constraint failed: (\w+)\./.exec(message);
   if (match) return new UniqueViolation(match[1]!, error);
-  const errcode = (error as { errcode?: number }).errcode;
-  if (errcode !== undefined && LOCKED.has(errcode & 0xff)) return new StorageUnavailableError(error);
+  if (isLocked(error)) return new StorageUnavailableError(error);
   return error;
 }

@@ -108,7 +108,8 @@ export async function resolveActor(
     if (client) return { id: client.id };
     throw oauthError('invalid_request', 'actor_token is required when the request is not authenticated as a client');
   }
-  if (tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) {
+  // readActorEarly routed the token already: what it read is this server's, so its payload is not parsed again.
+  if (!early && tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) {
     if (actorTokenType !== TOKEN_TYPE.jwt) throw oauthError('invalid_request', `actor_token_type says ${actorTokenType} but the token is ${TOKEN_TYPE.jwt}`);
     try {
       return { id: (await deps.svids.verify(actorToken, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };

@@ -14,7 +14,10 @@ import { handleCounterSubjects } from './attempt-subject.ts';
 const PersonParams = Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) });
 const AttemptView = Type.Object({
   credential_type: Type.String({ description: 'password, totp or public-key' }),
-  failures: Type.Integer({ description: 'Consecutive failed attempts with one of the handles and this credential type' }),
+  failures: Type.Integer({
+    description:
+      "Consecutive failed attempts with one of the handles (or, for public-key, the passkeys' user handle in a discoverable login) and this credential type",
+  }),
   last_attempt_at: Type.String({ format: 'date-time' }),
   state: Type.Union([Type.Literal('open'), Type.Literal('delayed'), Type.Literal('locked')], {
     description: 'open: the next attempt may be made now; delayed: after retry_after seconds; locked: only after a reset',
@@ -42,7 +45,8 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number, hashC
           tags,
           security,
           summary: "A person's failed-attempt counters",
-          description: 'One counter per handle and credential type that has failed attempts; the handles themselves are not stored.',
+          description:
+            "One counter per handle and credential type that has failed attempts, and one for discoverable passkey logins naming the person's user handle (public-key); the handles themselves are not stored.",
           params: PersonParams,
           response: { 200: Envelope(Type.Array(AttemptView)), ...commonErrors },
         },
@@ -64,7 +68,8 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number, hashC
           tags,
           security,
           summary: "Reset a person's failed-attempt counters",
-          description: 'Every counter of every handle and credential type of the person starts again; an audit event records who reset it.',
+          description:
+            "Every counter of every handle and credential type of the person starts again, the discoverable passkey login's too; an audit event records who reset it.",
           params: PersonParams,
           response: { 204: Type.Null(), ...commonErrors },
         },

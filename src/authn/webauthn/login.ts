@@ -1,49 +1,79 @@
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { assertionOptions } from '../../credentials/public-key/index.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import type { AttemptCounter } from '../../store/authn/store.ts';
 import type { Handle, Organization } from '../../store/types.ts';
+import { DISCOVERABLE_LOGIN_SUBJECT, type WebAuthnChallenge } from '../../store/webauthn-challenges/store.ts';
 import { AttemptLimiter, type AttemptTicket } from '../attempt-limiter.ts';
-import { attemptCounter } from '../attempt-subject.ts';
+import { attemptCounter, userHandleCounter } from '../attempt-subject.ts';
 import { type AttemptOutcome, recordAuthnAttempt } from '../audit.ts';
 import { authenticationFailed } from '../login-flow.ts';
-import { issuePersonToken, type PersonLogin } from '../person-token.ts';
+import { type AmrValue, issuePersonToken, type PersonLogin } from '../person-token.ts';
 import { amrOfAssertion } from './authenticator-amr.ts';
 import { keepChallenge } from './challenges.ts';
 import { checkAssertion } from './check-assertion.ts';
 import type { WebAuthnDeps } from './deps.ts';
 import { relyingPartyOf } from './relying-party.ts';
+import { idOfUserHandle } from './user-handle.ts';
 
 const PUBLIC_KEY = 'public-key';
 
 /**
- * POST /authn/webauthn/options: a login challenge for the person the handle names. The options
- * never list the person's credentials (allowCredentials is empty for everyone, so the browser
- * offers a discoverable passkey): a handle that names nobody gets options of the same shape,
- * from the same work, and the answer does not tell whether it exists.
+ * POST /authn/webauthn/options: a login challenge for the person the handle names, or, with no
+ * handle (null), for a discoverable login, whose person the assertion's user handle names at
+ * verify. The options never list the person's credentials (allowCredentials is empty for
+ * everyone, so the browser offers a discoverable passkey): a handle that names nobody gets
+ * options of the same shape, from the same work, and the answer does not tell whether it exists.
+ * `handle` must be canonical (canonicalLoginHandle), so every spelling counts as one.
  */
 export async function startLogin(
   deps: WebAuthnDeps,
   org: Organization,
-  handle: Handle,
+  handle: Handle | null,
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   const { rpId } = relyingPartyOf(org);
-  const person = await deps.store.findPersonByHandle(org.id, handle);
+  const person = handle ? await deps.store.findPersonByHandle(org.id, handle) : undefined;
   const options = await assertionOptions({ rpId });
   const challengeId = await keepChallenge(deps.store, deps.now(), {
     orgId: org.id,
     purpose: 'login',
     personId: person?.id ?? null,
-    // The handle's counter, chosen now: the verify call names only the challenge.
-    subject: attemptCounter({ orgId: org.id, handle, personId: person?.id ?? null, credentialType: PUBLIC_KEY }, deps.hashCode).subject,
+    // The handle's counter, chosen now: the verify call names only the challenge. Without a
+    // handle the counter is the user handle's, which only the assertion tells.
+    subject: handle
+      ? attemptCounter({ orgId: org.id, handle, personId: person?.id ?? null, credentialType: PUBLIC_KEY }, deps.hashCode).subject
+      : DISCOVERABLE_LOGIN_SUBJECT,
     challenge: options.challenge,
   });
   return { challenge_id: challengeId, options };
 }
 
 /**
- * POST /authn/webauthn/verify: spends the challenge (once, whichever replica asks first), counts
- * the attempt for the challenge's person, verifies the assertion against that person's passkey
- * the response names, writes the counter back and answers a person JWT.
+ * What a login attempt is judged against: the spent challenge (base64url), the counter the attempt
+ * is counted on (whose personId is the person, or null) and the audit word for a counter that names
+ * nobody; or, when there is nothing to count it against (no such challenge; a discoverable login
+ * whose assertion names no id), why.
+ */
+type LoginTarget = { kind: 'counted'; challenge: string; counter: AttemptCounter; nobody: string } | { kind: 'uncounted'; reason: string };
+
+async function targetOf(deps: WebAuthnDeps, org: Organization, challenge: WebAuthnChallenge | undefined, response: unknown): Promise<LoginTarget> {
+  // Unknown, spent (a replay, or one of many concurrent uses) or expired.
+  if (!challenge) return { kind: 'uncounted', reason: 'no_such_challenge' };
+  if (challenge.subject !== DISCOVERABLE_LOGIN_SUBJECT) {
+    const counter = { orgId: org.id, subject: challenge.subject, personId: challenge.personId, credentialType: PUBLIC_KEY };
+    return { kind: 'counted', challenge: challenge.challenge, counter, nobody: 'unknown_handle' };
+  }
+  const named = idOfUserHandle(response);
+  if (named.kind === 'none') return { kind: 'uncounted', reason: named.reason };
+  // Of this organisation only: a person of another one is nobody here, counted as such.
+  const person = await deps.store.getPerson(org.id, named.id);
+  const counter = userHandleCounter({ orgId: org.id, namedId: named.id, personId: person?.id ?? null }, deps.hashCode);
+  return { kind: 'counted', challenge: challenge.challenge, counter, nobody: 'unknown_user_handle' };
+}
+
+/**
+ * POST /authn/webauthn/verify: the passkey login (authenticateWithPasskey), answered with a
+ * person JWT.
  */
 export async function finishLogin(
   deps: WebAuthnDeps,
@@ -51,23 +81,41 @@ export async function finishLogin(
   body: { challenge_id: string; response: unknown },
   onRefused: (reason: string) => void,
 ): Promise<PersonLogin> {
+  const { personId, amr } = await authenticateWithPasskey(deps, org, body, onRefused);
+  return issuePersonToken(deps.issuer, org, personId, amr);
+}
+
+/**
+ * Spends the challenge (once, whichever replica asks first), finds its person (the handle's,
+ * from the options; a discoverable login's, from the user handle), counts the attempt on its
+ * counter, verifies the assertion against that person's passkey the response names and writes
+ * the counter back: the person and the amr a token or session of theirs would carry. Every
+ * failure throws the one 401 (or 429). Apart from finishLogin for callers that open a session
+ * of their own rather than take a JWT (the console).
+ */
+export async function authenticateWithPasskey(
+  deps: WebAuthnDeps,
+  org: Organization,
+  body: { challenge_id: string; response: unknown },
+  onRefused: (reason: string) => void,
+): Promise<{ personId: string; amr: AmrValue[] }> {
   const { store, now } = deps;
   const relyingParty = relyingPartyOf(org);
   // Unlike registration's, this spend names no person: a login has no caller to check before its
   // assertion, and the assertion is judged only after the spend, so that one of many uses is judged.
   const challenge = await store.spendWebAuthnChallenge(org.id, body.challenge_id, 'login', now());
-  const personId = challenge?.personId ?? null;
+  const target = await targetOf(deps, org, challenge, body.response);
+  const personId = target.kind === 'counted' ? target.counter.personId : null;
   const audit = (outcome: AttemptOutcome, reason: string | null, credentialId: string | null = null) =>
     recordAuthnAttempt(store, now, { orgId: org.id, method: 'webauthn', personId, credentialId, outcome, reason });
-  // Unknown, spent (a replay, or one of many concurrent uses) or expired: nothing to count it against.
-  if (!challenge) {
-    await audit('failure', 'no_such_challenge');
+  if (target.kind === 'uncounted') {
+    await audit('failure', target.reason);
     throw authenticationFailed();
   }
 
   let ticket: AttemptTicket;
   try {
-    ticket = await new AttemptLimiter(store, now).begin({ orgId: org.id, subject: challenge.subject, personId, credentialType: PUBLIC_KEY });
+    ticket = await new AttemptLimiter(store, now).begin(target.counter);
   } catch (error) {
     if (error instanceof ApiError && error.code === 'TOO_MANY_ATTEMPTS') await audit('refused', 'too_many_attempts');
     throw error;
@@ -77,8 +125,8 @@ export async function finishLogin(
   try {
     outcome =
       personId === null
-        ? { kind: 'failure', reason: 'unknown_handle', credentialId: null }
-        : await checkAssertion(store, { orgId: org.id, personId, challenge: challenge.challenge, response: body.response, relyingParty, onRefused });
+        ? { kind: 'failure', reason: target.nobody, credentialId: null }
+        : await checkAssertion(store, { orgId: org.id, personId, challenge: target.challenge, response: body.response, relyingParty, onRefused });
   } catch (error) {
     // Nothing was judged (the store failed): the attempt is taken back.
     await ticket.abandoned();
@@ -95,5 +143,5 @@ export async function finishLogin(
   await store.touchCredentialLastUsed(org.id, outcome.credentialId, now());
   await ticket.succeeded();
   await audit('success', outcome.cloneWarning ? 'clone_warning' : null, outcome.credentialId);
-  return issuePersonToken(deps.issuer, org, personId, [amrOfAssertion(body.response)]);
+  return { personId, amr: [amrOfAssertion(body.response)] };
 }

@@ -30,17 +30,24 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/authn/webauthn/options',
       {
+        // No body at all is a discoverable login too, as `{}` is.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
         schema: {
           tags,
           security: loginSecurity,
-          summary: 'Start a passkey login: options for navigator.credentials.get()',
+          summary: 'Start a passkey login, by handle or discoverable (no handle): options for navigator.credentials.get()',
+          description:
+            "With `handle`, the login is for the person the handle names. Without it (`{}` or no body), it is a discoverable (usernameless) login: the browser offers the passkeys it holds for the RP id, and the person is the one the assertion's `userHandle` names (the person id that registration gave as `user.id`). The options have the same shape either way, with `allowCredentials` empty.",
           body: LoginOptionsRequest,
           response: { 200: Envelope(Ceremony), ...commonErrors },
         },
       },
       async (request) => {
         const org = await organizationOf(request, deps.store);
-        return { result: await (await login()).startLogin(deps, org, canonicalLoginHandle(request.body.handle)) };
+        const { handle } = request.body;
+        return { result: await (await login()).startLogin(deps, org, handle ? canonicalLoginHandle(handle) : null) };
       },
     );
 

@@ -9,7 +9,8 @@ const BrowserResponse = Type.Object(
   { additionalProperties: true, description: 'The PublicKeyCredential JSON of navigator.credentials.get() or create() (toJSON())' },
 );
 
-export const LoginOptionsRequest = Type.Object({ handle: HandleBody }, { additionalProperties: false });
+/** With a handle, a login of the person it names; without one (or with no body), a discoverable login. */
+export const LoginOptionsRequest = Type.Object({ handle: Type.Optional(HandleBody) }, { additionalProperties: false });
 
 export const LoginVerifyRequest = Type.Object({ challenge_id: ChallengeId, response: BrowserResponse }, { additionalProperties: false });
 

@@ -2,15 +2,27 @@
 export const webauthnChallengePurposes = ['login', 'registration'] as const;
 export type WebAuthnChallengePurpose = (typeof webauthnChallengePurposes)[number];
 
+/**
+ * The subject of a discoverable (usernameless) login's challenge. Such a login names nobody until
+ * its assertion arrives, whose userHandle chooses both the person and the counter, so there is no
+ * counter to keep when the options are made. A marker rather than a nullable column: subject stays
+ * NOT NULL (no migration), and it cannot be taken for a counter's subject (they start `att_`) or
+ * for the person id a registration's challenge keeps there (`per_`).
+ */
+export const DISCOVERABLE_LOGIN_SUBJECT = 'discoverable';
+
 /** One WebAuthn ceremony in progress, between its options and its verify call. */
 export interface WebAuthnChallenge {
   /** `wch_` id, returned to the caller as challenge_id. */
   id: string;
   orgId: string;
   purpose: WebAuthnChallengePurpose;
-  /** The person the ceremony is for; null for a login with a handle that names nobody. */
+  /** The person the ceremony is for; null for a login with a handle that names nobody, and for a discoverable login. */
   personId: string | null;
-  /** The attempt counter of the handle the options were asked for (src/authn/attempt-subject.ts). */
+  /**
+   * The attempt counter of the handle the options were asked for (src/authn/attempt-subject.ts),
+   * or DISCOVERABLE_LOGIN_SUBJECT for a login asked for without a handle.
+   */
   subject: string;
   /** The challenge the options carried, base64url as clientDataJSON repeats it. */
   challenge: string;

@@ -227,7 +227,7 @@ for (const backend of backends()) {
     });
 
     const badBodies: [string, string, unknown, RegExp][] = [
-      ['options without a handle', '/authn/webauthn/options', {}, /^body\.handle: is required$/],
+      ['options with an unknown field', '/authn/webauthn/options', { user: 'lin' }, /^body\.user: is not a known field$/],
       ['options with a malformed email', '/authn/webauthn/options', { handle: { type: 'email_address', value: 'not an address' } }, /^body\.handle\.value: /],
       ['verify without a response', '/authn/webauthn/verify', { challenge_id: 'wch_x' }, /^body\.response: is required$/],
       [

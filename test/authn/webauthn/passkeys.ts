@@ -40,6 +40,25 @@ export async function passkeyLogin(
   return asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response });
 }
 
+/** A person id as registration's user.id carries it, and a passkey's assertion returns it: base64url of its UTF-8. */
+export function userHandleOf(personId: string): string {
+  return Buffer.from(personId, 'utf8').toString('base64url');
+}
+
+/** A discoverable login as a browser runs it: options without a handle, the authenticator's assertion, verify. */
+export async function discoverableLogin(
+  t: TestService,
+  org: TestOrg,
+  authenticator: SoftwareAuthenticator,
+  variant: { origin?: string; userHandle?: string | null } = {},
+): Promise<Response> {
+  const started = await asBrowser(t, org, '/authn/webauthn/options', {});
+  if (started.status !== 200) throw new Error(`discoverable login options failed: ${JSON.stringify(started.body)}`);
+  const { challenge_id, options } = started.body.result;
+  const response = authenticator.assert({ challenge: options.challenge, rpId: options.rpId, origin: variant.origin ?? ORIGIN, userHandle: variant.userHandle });
+  return asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response });
+}
+
 /** Registers the authenticator for the person with an admin key, as a browser would: it keeps the options' user.id. */
 export async function registerPasskey(t: TestService, org: TestOrg, personId: string, authenticator: SoftwareAuthenticator): Promise<void> {
   const started = await t.call('POST', '/authn/webauthn/registration/options', { as: org, body: { person_id: personId } });

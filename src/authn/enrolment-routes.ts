@@ -7,6 +7,7 @@ import type { TokenReader } from '../oauth/tokens/reader.ts';
 import type { Store } from '../store/store.ts';
 import { enrollingPerson } from './enrolling-person.ts';
 import { confirmTotpEnrolment, startTotpEnrolment, type TotpEnrolmentDeps } from './totp-enrolment.ts';
+import { regenerateRecoveryCodes } from './totp-recovery-codes.ts';
 
 const PersonId = Type.String({ minLength: 1, maxLength: 64, description: 'With an admin key only: the person who enrols' });
 const StartBody = Type.Object(
@@ -28,6 +29,17 @@ const Started = Type.Object({
   recovery_codes: Type.Array(Type.String(), { description: 'Shown once; each logs in once' }),
   expires_at: Type.String({ format: 'date-time' }),
 });
+const RegenerateBody = Type.Object(
+  {
+    person_id: Type.Optional(PersonId),
+    credential_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The TOTP credential; required only when the person has several' })),
+  },
+  { additionalProperties: false },
+);
+const Regenerated = Type.Object({
+  credential_id: Type.String(),
+  recovery_codes: Type.Array(Type.String(), { description: 'Shown once; each logs in once. The previous codes no longer work' }),
+});
 const CredentialView = Type.Object({
   id: Type.String(),
   last_used: Type.Union([Type.String(), Type.Null()]),
@@ -43,7 +55,7 @@ const tags = ['authentication'];
  */
 const security: Record<string, string[]>[] = [{ orgId: [], apiKey: [] }, { orgId: [] }];
 
-/** POST /authn/totp/enrolment and /authn/totp/enrolment/confirm. */
+/** POST /authn/totp/enrolment, /authn/totp/enrolment/confirm and /authn/totp/recovery-codes. */
 export function enrolmentRoutes(store: Store, reader: TokenReader, deps: TotpEnrolmentDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -76,6 +88,27 @@ export function enrolmentRoutes(store: Store, reader: TokenReader, deps: TotpEnr
         const enroller = await enrollingPerson(request, reply, store, reader, request.body.person_id);
         const credential = await confirmTotpEnrolment(enroller, request.body.enrolment_id, request.body.code, deps);
         return reply.code(201).send({ result: presentCredential(totpCredentialType, credential) });
+      },
+    );
+
+    app.post(
+      '/authn/totp/recovery-codes',
+      {
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+        schema: {
+          tags,
+          security,
+          summary: 'Replace the recovery codes of a TOTP credential',
+          body: Type.Optional(RegenerateBody),
+          response: { 200: Envelope(Regenerated), ...commonErrors },
+        },
+      },
+      async (request, reply) => {
+        const body: { person_id?: string; credential_id?: string } = request.body ?? {};
+        const enroller = await enrollingPerson(request, reply, store, reader, body.person_id);
+        return { result: await regenerateRecoveryCodes(enroller, body.credential_id, deps) };
       },
     );
   };

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
@@ -22,10 +22,66 @@ export interface ConnectionRoutesDeps {
   now: () => number;
 }
 
-const notFound = () => new ApiError('NOT_FOUND', 'path.connection_id: no connection of this organisation has this id');
+export const connectionNotFound = () => new ApiError('NOT_FOUND', 'path.connection_id: no connection of this organisation has this id');
+
+/**
+ * Connects a directory: the rules JSON Schema cannot say (which fields go with which type, where
+ * base_url may point), then the connection and its audit event. A scim connection's token is
+ * returned here only; the store keeps its hash.
+ */
+export async function createConnection(
+  { store, box, dev, now }: ConnectionRoutesDeps,
+  orgId: string,
+  { name, type, base_url, bearer_token }: Static<typeof NewConnection>,
+): Promise<{ connection: IdentityConnection; scimToken: string | undefined }> {
+  if (type === 'scim') {
+    if (base_url !== undefined) throw invalidField('body.base_url', 'is only for type scim_pull');
+    if (bearer_token !== undefined) throw invalidField('body.bearer_token', 'is only for type scim_pull');
+  } else {
+    if (base_url === undefined) throw invalidField('body.base_url', 'is required for type scim_pull');
+    if (bearer_token === undefined) throw invalidField('body.bearer_token', 'is required for type scim_pull');
+    const problem = baseUrlProblem(base_url, dev) ?? (await hostProblem(new URL(base_url), { allowLoopback: dev }));
+    if (problem) throw invalidField('body.base_url', problem);
+  }
+  const token = type === 'scim' ? newSecret('tscim') : undefined;
+  const at = now();
+  const connection: IdentityConnection = {
+    id: newId('con', at),
+    orgId,
+    name,
+    type,
+    tokenHash: token ? hashSecret(token) : null,
+    // Stored without a trailing slash, so `${baseUrl}/Users` is always one slash.
+    baseUrl: base_url?.replace(/\/+$/, '') ?? null,
+    sealedBearerToken: bearer_token ? box.seal(bearer_token) : null,
+    createdAt: at,
+  };
+  await store.createConnection(connection);
+  await recordDirectoryEvent(store, now, orgId, 'connection.created', { connection_id: connection.id, name, type });
+  return { connection, scimToken: token };
+}
+
+/** Gives a scim connection a new token, returned here only: the old one stops working at once. */
+export async function rotateScimToken({ store, now }: ConnectionRoutesDeps, orgId: string, connectionId: string): Promise<string> {
+  const connection = await store.getConnection(orgId, connectionId);
+  if (!connection) throw connectionNotFound();
+  if (connection.type !== 'scim')
+    throw new ApiError('CONFLICT', 'path.connection_id: a scim_pull connection has no scim_token; recreate it to change its bearer_token');
+  const token = newSecret('tscim');
+  if (!(await store.replaceConnectionToken(orgId, connection.id, hashSecret(token)))) throw connectionNotFound();
+  await recordDirectoryEvent(store, now, orgId, 'connection.scim_token_rotated', { connection_id: connection.id });
+  return token;
+}
+
+/** Deletes a connection with every identity it holds, and says so in the audit log. */
+export async function removeConnection({ store, now }: ConnectionRoutesDeps, orgId: string, connectionId: string): Promise<void> {
+  if (!(await store.deleteConnection(orgId, connectionId))) throw connectionNotFound();
+  await recordDirectoryEvent(store, now, orgId, 'connection.deleted', { connection_id: connectionId });
+}
 
 /** /organizations/connections: identity connections of the organisation; admin key only. */
-export function connectionRoutes({ store, box, issuer, dev, now }: ConnectionRoutesDeps): FastifyPluginAsyncTypebox {
+export function connectionRoutes(deps: ConnectionRoutesDeps): FastifyPluginAsyncTypebox {
+  const { store, issuer } = deps;
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['connections'];
@@ -44,32 +100,7 @@ export function connectionRoutes({ store, box, issuer, dev, now }: ConnectionRou
         },
       },
       async (request, reply) => {
-        const { org } = tenantOf(request);
-        const { name, type, base_url, bearer_token } = request.body;
-        if (type === 'scim') {
-          if (base_url !== undefined) throw invalidField('body.base_url', 'is only for type scim_pull');
-          if (bearer_token !== undefined) throw invalidField('body.bearer_token', 'is only for type scim_pull');
-        } else {
-          if (base_url === undefined) throw invalidField('body.base_url', 'is required for type scim_pull');
-          if (bearer_token === undefined) throw invalidField('body.bearer_token', 'is required for type scim_pull');
-          const problem = baseUrlProblem(base_url, dev) ?? (await hostProblem(new URL(base_url), { allowLoopback: dev }));
-          if (problem) throw invalidField('body.base_url', problem);
-        }
-        const token = type === 'scim' ? newSecret('tscim') : undefined;
-        const at = now();
-        const connection: IdentityConnection = {
-          id: newId('con', at),
-          orgId: org.id,
-          name,
-          type,
-          tokenHash: token ? hashSecret(token) : null,
-          // Stored without a trailing slash, so `${baseUrl}/Users` is always one slash.
-          baseUrl: base_url?.replace(/\/+$/, '') ?? null,
-          sealedBearerToken: bearer_token ? box.seal(bearer_token) : null,
-          createdAt: at,
-        };
-        await store.createConnection(connection);
-        await recordDirectoryEvent(store, now, org.id, 'connection.created', { connection_id: connection.id, name, type });
+        const { connection, scimToken: token } = await createConnection(deps, tenantOf(request).org.id, request.body);
         return reply.code(201).send({ result: { ...present(connection), ...(token ? { scim_token: token } : {}) } });
       },
     );
@@ -96,7 +127,7 @@ export function connectionRoutes({ store, box, issuer, dev, now }: ConnectionRou
       { schema: { tags, security, summary: 'Read a connection', params: ConnectionParams, response: { 200: Envelope(ConnectionView), ...commonErrors } } },
       async (request) => {
         const connection = await store.getConnection(tenantOf(request).org.id, request.params.connection_id);
-        if (!connection) throw notFound();
+        if (!connection) throw connectionNotFound();
         return { result: present(connection) };
       },
     );
@@ -113,9 +144,7 @@ export function connectionRoutes({ store, box, issuer, dev, now }: ConnectionRou
         },
       },
       async (request, reply) => {
-        const { org } = tenantOf(request);
-        if (!(await store.deleteConnection(org.id, request.params.connection_id))) throw notFound();
-        await recordDirectoryEvent(store, now, org.id, 'connection.deleted', { connection_id: request.params.connection_id });
+        await removeConnection(deps, tenantOf(request).org.id, request.params.connection_id);
         return reply.code(204).send(null);
       },
     );
@@ -132,14 +161,7 @@ export function connectionRoutes({ store, box, issuer, dev, now }: ConnectionRou
         },
       },
       async (request) => {
-        const { org } = tenantOf(request);
-        const connection = await store.getConnection(org.id, request.params.connection_id);
-        if (!connection) throw notFound();
-        if (connection.type !== 'scim')
-          throw new ApiError('CONFLICT', 'path.connection_id: a scim_pull connection has no scim_token; recreate it to change its bearer_token');
-        const token = newSecret('tscim');
-        if (!(await store.replaceConnectionToken(org.id, connection.id, hashSecret(token)))) throw notFound();
-        await recordDirectoryEvent(store, now, org.id, 'connection.scim_token_rotated', { connection_id: connection.id });
+        const token = await rotateScimToken(deps, tenantOf(request).org.id, request.params.connection_id);
         return { result: { scim_token: token } };
       },
     );

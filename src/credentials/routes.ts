@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError, personNotFound } from '../errors/api-error.ts';
+import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import { validatorCompiler } from '../http/validation.ts';
-import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
@@ -13,6 +12,7 @@ import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import { createPersonCredential } from './create-credential.ts';
 import type { CredentialType, CredentialTypeContext } from './credential-type.ts';
+import { deletePersonCredential } from './delete-credential.ts';
 import { credentialBodyValidator, credentialRequestSchema, credentialViewSchema } from './routes-schemas.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -114,11 +114,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
         const { org, key } = tenantOf(request);
         const { person_id: personId, credential_id: credentialId } = request.params;
         if (!(await store.getPerson(org.id, personId))) throw personNotFound();
-        if (!(await store.deleteCredential(org.id, personId, credentialId))) {
-          throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
-        }
-        const at = now();
-        await recordEvent(store, at, org.id, 'credential.deleted', { person_id: personId, credential_id: credentialId, api_key_id: key.id });
+        await deletePersonCredential(store, { orgId: org.id, personId, credentialId, audit: { api_key_id: key.id }, at: now() });
         return reply.code(204).send(null);
       },
     );

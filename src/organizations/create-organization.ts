@@ -1,6 +1,7 @@
 import { organizationConfigDefaults } from '../config/defaults.ts';
-import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
-import type { ApiKey, ApiKeyKind, Organization, OrganizationStore } from '../store/organizations/store.ts';
+import { newId } from '../crypto/ids.ts';
+import type { ApiKeyKind, Organization, OrganizationStore } from '../store/organizations/store.ts';
+import { newApiKey } from './api-keys.ts';
 
 export interface CreatedOrganization {
   org: Organization;
@@ -19,7 +20,7 @@ export async function createOrganization(store: OrganizationStore, name: string,
   if (!NAME.test(name)) throw new InvalidArgumentError('--name: must be 1 to 100 characters, without leading or trailing spaces');
   const now = Date.now();
   const org: Organization = { id: newId('org', now), name, config: structuredClone(organizationConfigDefaults), createdAt: now };
-  const { key, secret } = newAdminKey(org.id, keyName, now);
+  const { key, secret } = newApiKey(org.id, keyName, 'admin', now);
   await store.createOrganization(org, key);
   return { org, apiKey: secret };
 }
@@ -35,13 +36,4 @@ export async function replaceApiKey(store: OrganizationStore, orgId: string, nam
   const { key, secret } = newApiKey(orgId, name, kind, Date.now());
   await store.createApiKey(key);
   return secret;
-}
-
-function newAdminKey(orgId: string, name: string, now: number): { key: ApiKey; secret: string } {
-  return newApiKey(orgId, name, 'admin', now);
-}
-
-function newApiKey(orgId: string, name: string, kind: ApiKeyKind, now: number): { key: ApiKey; secret: string } {
-  const secret = newSecret(kind === 'admin' ? 'tsk' : 'tsi');
-  return { key: { id: newId('key', now), orgId, name, kind, secretHash: hashSecret(secret), createdAt: now }, secret };
 }

@@ -1,34 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { clientDefaults } from '../config/defaults.ts';
-import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
-import { scopeTokenPattern } from '../oauth/scope.ts';
 import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
-import { accessTokenFormats, clientGrantTypes, type OAuthClient } from '../store/types.ts';
+import type { OAuthClient } from '../store/types.ts';
+import { ClientFields, createOAuthClient, NewClient, rotateOAuthClientSecret } from './oauth-client-admin.ts';
 
-const ClientFields = {
-  client_name: Type.String({ minLength: 1, maxLength: 200 }),
-  scopes: Type.Array(Type.String({ pattern: scopeTokenPattern(128) }), { maxItems: 100, uniqueItems: true, description: 'Scopes the client may be granted' }),
-  grant_types: Type.Array(Type.Enum(clientGrantTypes), { minItems: 1, uniqueItems: true }),
-  access_token_duration: Type.Integer({ minimum: 60, maximum: 86_400, description: "Seconds; capped by the organisation's token_lifetime_ceiling" }),
-  access_token_format: Type.Enum(accessTokenFormats, { description: 'Format of client_credentials tokens' }),
-};
 const ClientView = Type.Object({ client_id: Type.String(), ...ClientFields, created_at: Type.String({ format: 'date-time' }) });
-const NewClient = Type.Object(
-  {
-    client_name: ClientFields.client_name,
-    grant_types: ClientFields.grant_types,
-    scopes: Type.Optional(ClientFields.scopes),
-    access_token_duration: Type.Optional(ClientFields.access_token_duration),
-    access_token_format: Type.Optional(ClientFields.access_token_format),
-  },
-  { additionalProperties: false },
-);
 const Secret = Type.Object({ client_secret: Type.String({ description: 'Shown once; only its hash is stored' }) });
 const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -63,19 +44,7 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore): Fasti
         },
       },
       async (request, reply) => {
-        const secret = newSecret('tcs');
-        const client: OAuthClient = {
-          id: newId('cli'),
-          orgId: tenantOf(request).org.id,
-          name: request.body.client_name,
-          scopes: request.body.scopes ?? [],
-          grantTypes: request.body.grant_types,
-          accessTokenDuration: request.body.access_token_duration ?? clientDefaults.accessTokenDuration,
-          accessTokenFormat: request.body.access_token_format ?? clientDefaults.accessTokenFormat,
-          secretHash: hashSecret(secret),
-          createdAt: Date.now(),
-        };
-        await store.createClient(client);
+        const { client, secret } = await createOAuthClient(store, tenantOf(request).org.id, request.body);
         return reply.code(201).send({ result: { ...presentClient(client), client_secret: secret } });
       },
     );
@@ -127,8 +96,8 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore): Fasti
         },
       },
       async (request) => {
-        const secret = newSecret('tcs');
-        if (!(await store.replaceClientSecret(tenantOf(request).org.id, request.params.client_id, hashSecret(secret)))) throw notFound();
+        const secret = await rotateOAuthClientSecret(store, tenantOf(request).org.id, request.params.client_id);
+        if (secret === undefined) throw notFound();
         return { result: { client_id: request.params.client_id, client_secret: secret } };
       },
     );

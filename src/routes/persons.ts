@@ -5,9 +5,10 @@ import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
+import type { ConsoleSessionStore } from '../store/console-sessions/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
-import type { PersonStore } from '../store/persons/store.ts';
-import { handleTypes, type Person, personRoles } from '../store/types.ts';
+import type { PersonAccess, PersonStore } from '../store/persons/store.ts';
+import { type Handle, handleTypes, type Person, type PersonRole, personRoles } from '../store/types.ts';
 import { normaliseHandles } from './handles.ts';
 
 const HandleSchema = Type.Object(
@@ -26,7 +27,7 @@ export const PersonView = Type.Object({
   console: Type.Boolean({ description: "Member of the organisation's console" }),
   created_at: Type.String({ format: 'date-time' }),
 });
-const NewPerson = Type.Object(
+export const NewPerson = Type.Object(
   {
     handles: Type.Array(HandleSchema, { maxItems: 10, default: [], description: 'Unique per organisation' }),
     roles: Type.Optional(Roles),
@@ -35,12 +36,40 @@ const NewPerson = Type.Object(
   { additionalProperties: false },
 );
 const PersonParams = Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const AccessChange = Type.Object(
+  { roles: Type.Optional(Roles), console: Type.Optional(Type.Boolean({ description: "Member of the organisation's console" })) },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 export function presentPerson(person: Person) {
   return { id: person.id, handles: person.handles, roles: person.roles, console: person.console, created_at: new Date(person.createdAt).toISOString() };
 }
 
-export function personRoutes(store: PersonStore & OrganizationStore): FastifyPluginAsyncTypebox {
+/** A new person of `orgId` from what a caller gave, its handles in canonical form (400 naming `field` otherwise). */
+export function newPerson(orgId: string, given: { handles: readonly Handle[]; roles?: PersonRole[]; console?: boolean }, field?: string): Person {
+  return {
+    id: newId('per'),
+    orgId,
+    handles: normaliseHandles(given.handles, field),
+    roles: given.roles ?? [],
+    console: given.console ?? false,
+    createdAt: Date.now(),
+  };
+}
+
+/**
+ * Changes a person's roles or console membership (404 for an unknown id). Taken out of the
+ * console, their console sessions end here; a sign-in racing this change is refused on its
+ * next request anyway, since the console reads membership on every request.
+ */
+export async function changePersonAccess(store: PersonStore & ConsoleSessionStore, orgId: string, id: string, access: PersonAccess): Promise<Person> {
+  const person = await store.setPersonAccess(orgId, id, access);
+  if (!person) throw personNotFound();
+  if (access.console === false) await store.deleteConsoleSessionsOfPerson(orgId, id);
+  return person;
+}
+
+export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSessionStore): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['persons'];
@@ -52,14 +81,7 @@ export function personRoutes(store: PersonStore & OrganizationStore): FastifyPlu
         schema: { tags, security, summary: 'Create a person', body: NewPerson, response: { 201: Envelope(PersonView), ...commonErrors } },
       },
       async (request, reply) => {
-        const person: Person = {
-          id: newId('per'),
-          orgId: tenantOf(request).org.id,
-          handles: normaliseHandles(request.body.handles),
-          roles: request.body.roles ?? [],
-          console: request.body.console ?? false,
-          createdAt: Date.now(),
-        };
+        const person = newPerson(tenantOf(request).org.id, request.body);
         await store.createPerson(person);
         return reply.code(201).send({ result: presentPerson(person) });
       },
@@ -84,6 +106,24 @@ export function personRoutes(store: PersonStore & OrganizationStore): FastifyPlu
       async (request) => {
         const person = await store.getPerson(tenantOf(request).org.id, request.params.person_id);
         if (!person) throw personNotFound();
+        return { result: presentPerson(person) };
+      },
+    );
+
+    app.patch(
+      '/persons/:person_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "Change a person's roles or console membership",
+          params: PersonParams,
+          body: AccessChange,
+          response: { 200: Envelope(PersonView), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const person = await changePersonAccess(store, tenantOf(request).org.id, request.params.person_id, request.body);
         return { result: presentPerson(person) };
       },
     );

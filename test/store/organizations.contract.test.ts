@@ -87,6 +87,39 @@ contractOnEveryBackend<OrganizationStore>('Organisation store', (t) => {
     assert.equal((await store.listApiKeys(b.id, { position: { kind: 'first' }, limit: 10 })).totalCount, 2);
   });
 
+  it('revokes a key unless it is the last admin key, even when two are revoked at once', async () => {
+    const { store } = t;
+    const a = org();
+    const first = key(a.id);
+    await store.createOrganization(a, first);
+    const integration = key(a.id, 'crm', 'integration');
+    await store.createApiKey(integration);
+    assert.deepEqual(await store.getApiKey(a.id, integration.id), integration);
+    assert.equal(await store.getApiKey(newId('org'), integration.id), undefined);
+    assert.equal(await store.deleteApiKeyKeepingAnAdmin(a.id, first.id), 'last_admin_key');
+    assert.equal(await store.deleteApiKeyKeepingAnAdmin(a.id, integration.id), 'deleted');
+    assert.equal(await store.deleteApiKeyKeepingAnAdmin(a.id, integration.id), 'not_found');
+    const second = key(a.id, 'second');
+    await store.createApiKey(second);
+    const outcomes = await Promise.all([store.deleteApiKeyKeepingAnAdmin(a.id, first.id), store.deleteApiKeyKeepingAnAdmin(a.id, second.id)]);
+    assert.deepEqual(outcomes.sort(), ['deleted', 'last_admin_key']);
+    assert.equal((await store.listApiKeys(a.id, { position: { kind: 'first' }, limit: 10 })).totalCount, 1);
+  });
+
+  it('replaces a key by id in one step, keeping its name; nothing changes when the key is gone', async () => {
+    const { store } = t;
+    const a = org();
+    const first = key(a.id);
+    await store.createOrganization(a, first);
+    const replacement = key(a.id);
+    assert.equal(await store.replaceApiKeyById(a.id, first.id, replacement), true);
+    assert.equal(await store.findApiKeyBySecretHash(first.secretHash), undefined);
+    assert.deepEqual(await store.findApiKeyBySecretHash(replacement.secretHash), replacement);
+    const late = key(a.id);
+    assert.equal(await store.replaceApiKeyById(a.id, first.id, late), false);
+    assert.equal(await store.findApiKeyBySecretHash(late.secretHash), undefined, 'the replacement of a key already gone is not stored');
+  });
+
   it('commits concurrent single writes independently: a refused one takes no other with it', async () => {
     const { store } = t;
     const a = org();

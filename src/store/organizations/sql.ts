@@ -50,6 +50,14 @@ function insertApiKey(db: SqlExecutor, key: ApiKey): Promise<number> {
   ]);
 }
 
+/**
+ * Serialises the key changes that must see every admin key of the organisation: SQLite's
+ * BEGIN IMMEDIATE already serialises writers; PostgreSQL needs the organisation's row lock.
+ */
+async function lockOrganization(dialect: SqlDriver['dialect'], tx: SqlExecutor, orgId: string): Promise<void> {
+  if (dialect === 'postgres') await tx.all('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+}
+
 /** The organisation store over either SQL dialect: tables organizations and api_keys. */
 export function sqlOrganizationStore(db: SqlDriver): OrganizationStore {
   return {
@@ -115,6 +123,38 @@ export function sqlOrganizationStore(db: SqlDriver): OrganizationStore {
 
     listApiKeys(orgId: string, page: PageRequest): Promise<Page<ApiKey>> {
       return keysetPage(db, 'api_keys', orgId, page, toApiKey);
+    },
+
+    async getApiKey(orgId: string, id: string): Promise<ApiKey | undefined> {
+      const [row] = await db.all<ApiKeyRow>('SELECT * FROM api_keys WHERE org_id = $1 AND id = $2', [orgId, id]);
+      return row && toApiKey(row);
+    },
+
+    deleteApiKeyKeepingAnAdmin(orgId: string, id: string): Promise<'deleted' | 'not_found' | 'last_admin_key'> {
+      return db.transaction(async (tx) => {
+        await lockOrganization(db.dialect, tx, orgId);
+        const [key] = await tx.all<{ kind: string }>('SELECT kind FROM api_keys WHERE org_id = $1 AND id = $2', [orgId, id]);
+        if (!key) return 'not_found';
+        if (key.kind === 'admin') {
+          const [{ admins }] = (await tx.all<{ admins: number }>("SELECT COUNT(*) AS admins FROM api_keys WHERE org_id = $1 AND kind = 'admin'", [orgId])) as [
+            { admins: number },
+          ];
+          if (Number(admins) <= 1) return 'last_admin_key';
+        }
+        return (await tx.run('DELETE FROM api_keys WHERE org_id = $1 AND id = $2', [orgId, id])) > 0 ? 'deleted' : 'not_found';
+      });
+    },
+
+    replaceApiKeyById(orgId: string, id: string, replacement: ApiKey): Promise<boolean> {
+      return db
+        .transaction(async (tx) => {
+          await lockOrganization(db.dialect, tx, orgId);
+          // Deleted first: the replacement keeps the name, which is unique per organisation.
+          if ((await tx.run('DELETE FROM api_keys WHERE org_id = $1 AND id = $2', [orgId, id])) === 0) return false;
+          await insertApiKey(tx, replacement);
+          return true;
+        })
+        .catch((error) => rethrowAsConflict(error, conflictSubjects));
     },
 
     async deleteApiKey(orgId: string, id: string): Promise<boolean> {

@@ -60,7 +60,18 @@ export interface OrganizationStore {
   createApiKey(key: ApiKey): Promise<void>;
   findApiKeyBySecretHash(secretHash: string): Promise<ApiKey | undefined>;
   listApiKeys(orgId: string, page: PageRequest): Promise<Page<ApiKey>>;
+  getApiKey(orgId: string, id: string): Promise<ApiKey | undefined>;
   deleteApiKey(orgId: string, id: string): Promise<boolean>;
+  /**
+   * Deletes the key unless it is the organisation's last admin key, deciding under the
+   * organisation's lock so that two revocations running at once cannot both pass the check.
+   */
+  deleteApiKeyKeepingAnAdmin(orgId: string, id: string): Promise<'deleted' | 'not_found' | 'last_admin_key'>;
+  /**
+   * Replaces key `id` by `replacement` (its name and kind, a new id and secret) in one
+   * transaction: no request ever sees neither key. False (nothing changed) when `id` is gone.
+   */
+  replaceApiKeyById(orgId: string, id: string, replacement: ApiKey): Promise<boolean>;
   /** Deletes every key of the organisation with this name; returns how many went. */
   deleteApiKeysByName(orgId: string, name: string): Promise<number>;
 }

@@ -4,7 +4,7 @@ import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
 import { type Json, json, time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
 import type { Page, PageRequest } from '../types.ts';
-import type { Handle, Person, PersonStore } from './store.ts';
+import type { Handle, Person, PersonAccess, PersonStore } from './store.ts';
 
 interface PersonRow {
   id: string;
@@ -71,6 +71,15 @@ export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
 
     listPersons(orgId: string, page: PageRequest): Promise<Page<Person>> {
       return keysetPage(db, 'persons', orgId, page, toPerson);
+    },
+
+    async setPersonAccess(orgId: string, id: string, access: PersonAccess): Promise<Person | undefined> {
+      // One statement: a concurrent change of the other field is never overwritten with a stale value.
+      const [row] = await db.all<PersonRow>(
+        `UPDATE persons SET roles = COALESCE($3, roles), console = COALESCE($4, console) WHERE org_id = $1 AND id = $2 RETURNING *`,
+        [orgId, id, access.roles === undefined ? null : JSON.stringify(access.roles), access.console ?? null],
+      );
+      return row && toPerson(row);
     },
 
     deletePerson(orgId: string, id: string, at: number): Promise<boolean> {

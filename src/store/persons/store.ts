@@ -20,6 +20,9 @@ export interface Person {
   createdAt: number;
 }
 
+/** What may change of a person after creation: their roles and console membership. */
+export type PersonAccess = Partial<Pick<Person, 'roles' | 'console'>>;
+
 /**
  * Persons of an organisation and their handles. Handles are kept and compared in their
  * canonical form (validation/handle.ts, canonicalHandle: email addresses NFC and lower-cased),
@@ -32,6 +35,8 @@ export interface PersonStore {
   /** Finds the person holding the handle, compared in canonical form. */
   findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined>;
   listPersons(orgId: string, page: PageRequest): Promise<Page<Person>>;
+  /** Sets the fields given, leaving the others; the person as they are now, or undefined for an unknown id. */
+  setPersonAccess(orgId: string, id: string, access: PersonAccess): Promise<Person | undefined>;
   /**
    * Deletes the person (their handles go with them) and revokes, in the same transaction,
    * every opaque token issued to or for them with every token exchanged from those, at `at`.

@@ -1,0 +1,26 @@
+import { ApiError } from '../errors/api-error.ts';
+import { recordEvent } from '../store/audit/record-event.ts';
+import type { AuditStore } from '../store/audit/store.ts';
+import type { CredentialStore } from '../store/credentials/store.ts';
+
+export interface DeletedCredential {
+  orgId: string;
+  personId: string;
+  credentialId: string;
+  /** What the `credential.deleted` audit event says besides the person and the id: who asked. */
+  audit: Record<string, unknown>;
+  at: number;
+}
+
+/**
+ * Deletes one credential of one person and records it: the one way a credential goes, whether
+ * an administrator deletes it through the API or the person removes their own in the console.
+ * 404 when the person has no credential with this id (another person's is none of theirs).
+ */
+export async function deletePersonCredential(store: CredentialStore & AuditStore, deleted: DeletedCredential): Promise<void> {
+  const { orgId, personId, credentialId, audit, at } = deleted;
+  if (!(await store.deleteCredential(orgId, personId, credentialId))) {
+    throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
+  }
+  await recordEvent(store, at, orgId, 'credential.deleted', { person_id: personId, credential_id: credentialId, ...audit });
+}

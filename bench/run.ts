@@ -2,6 +2,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { apiBenchmark } from './api.ts';
 import { authnBenchmark } from './authn.ts';
+import { consoleBenchmark } from './console.ts';
 import { gatewayBenchmark } from './gateway.ts';
 import { scaleBenchmark } from './scale.ts';
 import { tokenBenchmark } from './token.ts';
@@ -14,6 +15,7 @@ const benchmarks: Record<string, (options: { seconds: number; postgresUrl?: stri
   gateway: gatewayBenchmark,
   verification: verificationBenchmark,
   scale: scaleBenchmark,
+  console: consoleBenchmark,
 };
 
 const { values, positionals } = parseArgs({

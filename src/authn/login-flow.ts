@@ -63,7 +63,13 @@ export class LoginFlow {
 
   /** `handle` must be canonical (validation/handle.ts), so every spelling counts as one subject. */
   async login(org: Organization, handle: Handle, method: LoginMethod): Promise<PersonLogin> {
-    const { store, limiter, issuer, hashCode, now } = this.#deps;
+    const { personId, amr } = await this.authenticate(org, handle, method);
+    return issuePersonToken(this.#deps.issuer, org, personId, amr);
+  }
+
+  /** The same path without the token: who proved themselves, and how (the console keeps a session instead). */
+  async authenticate(org: Organization, handle: Handle, method: LoginMethod): Promise<{ personId: string; amr: readonly AmrValue[] }> {
+    const { store, limiter, hashCode, now } = this.#deps;
     const person = await store.findPersonByHandle(org.id, handle);
     const personId = person?.id ?? null;
     const audit = (outcome: AttemptOutcome, reason: string | null, credentialId: string | null = null, auditMethod = method.method) =>
@@ -104,6 +110,6 @@ export class LoginFlow {
     await ticket.succeeded();
     await audit('success', null, credential.id, outcome.method);
     await method.afterSuccess?.(org.id, credential);
-    return issuePersonToken(issuer, org, personId, method.amr);
+    return { personId, amr: method.amr };
   }
 }

@@ -11,14 +11,12 @@ import { LoginFlow } from './login-flow.ts';
 import { loginRoutes } from './login-routes.ts';
 import { LoginsPerSource } from './logins-per-source.ts';
 
-export interface AuthnRouteOptions {
+export interface LoginServiceOptions {
   store: Store;
   issuer: TokenIssuer;
-  /** Reads the person JWT that enrols a factor for its own person. */
-  reader: TokenReader;
   context: CredentialTypeContext;
   now: () => number;
-  /** Where password-hash work runs; by default a pool of hashThreads threads, closed with the app. */
+  /** Where password-hash work runs; by default a pool of hashThreads threads, closed by close(). */
   pool?: HashWorkPool;
   /** Threads of the default pool; default one per core (with several workers, each takes its share). */
   hashThreads?: number;
@@ -27,26 +25,45 @@ export interface AuthnRouteOptions {
   policy?: PasswordHashPolicy;
 }
 
+/**
+ * What every door that checks a password or a code shares: the API's /authn/… and the
+ * console's sign-in go through one flow, one hashing pool and one per-address bound, so a
+ * guess counts toward the same lockout whichever door it came through.
+ */
+export interface LoginServices {
+  store: Store;
+  flow: LoginFlow;
+  pool: HashWorkPool;
+  perSource: LoginsPerSource;
+  context: CredentialTypeContext;
+  policy: PasswordHashPolicy | undefined;
+  now: () => number;
+  /** Ends the pool's threads when it was made here; a pool passed in belongs to whoever made it. */
+  close(): Promise<void>;
+}
+
+export function loginServices({ store, issuer, context, now, pool: given, hashThreads, loginsPerSource = 4, policy }: LoginServiceOptions): LoginServices {
+  const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
+  return {
+    store,
+    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now }),
+    pool,
+    perSource: new LoginsPerSource(loginsPerSource),
+    context,
+    policy,
+    now,
+    close: async () => {
+      if (!given) await pool.close();
+    },
+  };
+}
+
 /** The authentication challenges (POST /authn/…): one plugin, so app.ts registers it in one line. */
-export function authnRoutes({
-  store,
-  issuer,
-  reader,
-  context,
-  now,
-  pool: given,
-  hashThreads,
-  loginsPerSource = 4,
-  policy,
-}: AuthnRouteOptions): FastifyPluginAsyncTypebox {
-  const flow = new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now });
+export function authnRoutes(services: LoginServices, reader: TokenReader): FastifyPluginAsyncTypebox {
+  const { store, flow, pool, perSource, context, now, policy } = services;
   return async (app) => {
-    const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
-    // Its threads end with the app; a pool passed in belongs to whoever made it.
-    if (!given) app.addHook('onClose', () => pool.close());
     await app.register(enrolmentRoutes(store, reader, { store, context, now }));
     await app.register(attemptRoutes(store, now, context.hashCode));
-    const perSource = new LoginsPerSource(loginsPerSource);
     await app.register(loginRoutes({ store, flow, pool, perSource, context, now, ...(policy ? { policy } : {}) }));
   };
 }

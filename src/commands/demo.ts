@@ -1,5 +1,6 @@
 import { assertPortsFree, explainListenError } from '../config/ports.ts';
 import { loadServiceConfig } from '../config/service-config.ts';
+import { consoleUrl, prepareDemoConsole } from '../demo/demo-console.ts';
 import { demoGatewayPorts, prepareDemoDelegation, startDemoGateway } from '../demo/demo-gateway.ts';
 import { DEMO_ORG, DEMO_PERSON, ensureDemoOrganization } from '../demo/demo-organization.ts';
 import { type DemoState, demoStatePath, readDemoState, runningDemo, writeDemoState } from '../demo/demo-state.ts';
@@ -19,10 +20,11 @@ plugin in front of an echo upstream, and prints a curl for the API and one throu
 the gateway that shows the delegated token the upstream received. For email
 verification it keeps a SCIM directory holding ${DEMO_IDENTITY} and an integration
 key, and prints the two curls of one verification; the email with the code is
-written to this terminal.
+written to this terminal. The console (/console/) takes ${DEMO_PERSON}'s sign-in, printed
+too, with passkeys bound to localhost.
 
 Every start reuses the organisation, its admin key, the gateway's client secret, the
-directory's SCIM token and the integration key (kept, mode 0600, in a file beside the
+directory's SCIM token, the integration key and the console password (kept, mode 0600, in a file beside the
 database: <database>.demo.json), so running it again never breaks a demo that still runs. It checks that every port is free before it
 changes anything, and says so when a demo of the same database is already running.
 
@@ -72,7 +74,8 @@ ${DATABASE_ENVIRONMENT}
       const { orgId, apiKey, created, personId } = await ensureDemoOrganization(service, kept);
       const { client, personToken } = await prepareDemoDelegation(service, orgId, apiKey, personId, kept?.client);
       const verification = await prepareDemoVerification(service, orgId, apiKey, kept?.orgId === orgId ? kept.verification : undefined);
-      const state: DemoState = { orgId, adminKey: apiKey, client, verification };
+      const consoleAccess = await prepareDemoConsole(service, orgId, apiKey, personId, kept?.orgId === orgId ? kept.console : undefined);
+      const state: DemoState = { orgId, adminKey: apiKey, client, verification, console: consoleAccess };
       writeDemoState(statePath, state);
       const gateway = await startDemoGateway(given, service.url, echo.url, client);
       gatewayStarted = true;
@@ -95,6 +98,7 @@ ${DATABASE_ENVIRONMENT}
         created,
         personToken,
         verification,
+        consolePassword: consoleAccess.password,
         mailer: service.mailer.description,
         warnings,
       });
@@ -120,6 +124,7 @@ function printBanner(d: {
   created: boolean;
   personToken: string;
   verification: DemoVerification;
+  consolePassword: string;
   mailer: string;
   warnings: string[];
 }): void {
@@ -166,6 +171,11 @@ function printBanner(d: {
         : `Her email goes out through ${d.mailer}, with`,
       `"Your verification code is: …". Put that code and the verification_id in, for the operator ${DEMO_PERSON} (a verifier):`,
       `  ${verify}`,
+      '',
+      `Or do it in the console, signed in as ${DEMO_PERSON} (a verifier and administrator); open, on this machine:`,
+      `  ${consoleUrl(d.serviceUrl)}`,
+      `  email ${DEMO_PERSON}   password ${d.consolePassword}`,
+      'Under "My security", add a passkey; sign out, and sign in again with it (leave the email empty).',
       '',
       'Press Ctrl+C to stop.',
       '',

@@ -27,3 +27,17 @@ export const clientDefaults = Object.freeze({
 export const MAX_TOKEN_LIFETIME_SECONDS = 86_400;
 
 export const pageDefaults = Object.freeze({ limit: 25, maxLimit: 100 });
+
+/**
+ * Console sessions (src/console/session.ts): signed out after 30 minutes without a request and
+ * 12 hours after sign-in whatever the activity (OWASP's session-management guidance for
+ * low-risk applications is 15–30 minutes idle and 4–8 hours absolute; a helpdesk shift is
+ * longer, so the absolute end is a working day), and a password accepted has 5 minutes for its
+ * TOTP code. A session's last activity is written at most once a minute.
+ */
+export const consoleSessionDefaults = Object.freeze({
+  idleMs: 30 * 60_000,
+  absoluteMs: 12 * 3_600_000,
+  secondFactorMs: 5 * 60_000,
+  touchEveryMs: 60_000,
+});

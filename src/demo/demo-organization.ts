@@ -5,7 +5,7 @@ import type { DemoState } from './demo-state.ts';
 
 export const DEMO_ORG = 'demo';
 const DEMO_KEY = 'npm-start';
-/** The demo's person: a console person holding verifier, so also the operator of its email verification. */
+/** The demo's person: a console person holding verifier (so also the operator of its email verification) and admin. */
 export const DEMO_PERSON = 'ada@example.com';
 
 /** Whether the service accepts this admin key for this organisation. */
@@ -42,7 +42,7 @@ export async function ensureDemoOrganization(
     id: personId,
     orgId: org.id,
     handles: [{ type: 'email_address', value: DEMO_PERSON }],
-    roles: ['verifier'],
+    roles: ['verifier', 'admin'],
     console: true,
     createdAt: Date.now(),
   });

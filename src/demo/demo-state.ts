@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { dataDirectory, sqliteFile } from '../config/data-dir.ts';
 import { describe } from '../store/open-store.ts';
+import type { DemoConsole } from './demo-console.ts';
 import type { DemoVerification } from './demo-verification.ts';
 
 /**
@@ -16,6 +17,8 @@ export interface DemoState {
   client?: { id: string; secret: string };
   /** The email verification's connection, its SCIM token and the integration key. */
   verification?: DemoVerification;
+  /** ada's console password. */
+  console?: DemoConsole;
   running?: { pid: number; serviceUrl: string; gatewayUrl: string };
 }
 
@@ -39,6 +42,7 @@ export function readDemoState(path: string | undefined): DemoState | undefined {
     if (typeof state.orgId !== 'string' || typeof state.adminKey !== 'string') return undefined;
     // A part that is not whole is as good as none: the demo makes that part anew.
     if (!isWhole(state.verification)) delete state.verification;
+    if (typeof state.console?.password !== 'string') delete state.console;
     return state;
   } catch {
     return undefined; // none yet, or unreadable: the demo then issues new credentials

@@ -1,12 +1,14 @@
 import { availableParallelism } from 'node:os';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { authnRoutes } from '../authn/routes.ts';
+import { authnRoutes, loginServices } from '../authn/routes.ts';
 import { webauthnRoutes } from '../authn/webauthn/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { identityDirectory } from '../connections/identity-directory.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { connectionSecretBox } from '../connections/sealing.ts';
+import { consolePlugin } from '../console/plugin.ts';
+import { ConsoleSessions } from '../console/session.ts';
 import { credentialTypeContext } from '../credentials/context.ts';
 import type { CredentialType } from '../credentials/credential-type.ts';
 import { credentialTypes as registeredCredentialTypes } from '../credentials/registry.ts';
@@ -107,21 +109,22 @@ export async function buildApp({
   registerMetadata(app, keys, issuer);
   await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
-  await app.register(
-    authnRoutes({
-      store,
-      issuer: tokenIssuer,
-      reader: deps.reader,
-      context: credentialTypeContext(config.secret),
-      now,
-      // Workers share the machine's cores: together they run one hash thread per core.
-      ...(config.workers !== undefined && config.workers > 1 ? { hashThreads: Math.max(1, Math.floor(availableParallelism() / config.workers)) } : {}),
-      ...(config.loginsPerSource === undefined ? {} : { loginsPerSource: config.loginsPerSource }),
-    }),
-  );
-  await app.register(webauthnRoutes({ store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now }));
+  const logins = loginServices({
+    store,
+    issuer: tokenIssuer,
+    context: credentialTypeContext(config.secret),
+    now,
+    // Workers share the machine's cores: together they run one hash thread per core.
+    ...(config.workers !== undefined && config.workers > 1 ? { hashThreads: Math.max(1, Math.floor(availableParallelism() / config.workers)) } : {}),
+    ...(config.loginsPerSource === undefined ? {} : { loginsPerSource: config.loginsPerSource }),
+  });
+  app.addHook('onClose', () => logins.close());
+  await app.register(authnRoutes(logins, deps.reader));
+  const webauthn = { store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now };
+  await app.register(webauthnRoutes(webauthn));
   await app.register(auditRoutes(store));
-  await app.register(connectionRoutes({ store, box: connectionSecretBox(config.secret), issuer, dev: config.dev, now }));
+  const connections = { store, box: connectionSecretBox(config.secret), issuer, dev: config.dev, now };
+  await app.register(connectionRoutes(connections));
   await app.register(scimServer({ store, issuer, now }), { prefix: SCIM_PREFIX });
   const verification = {
     store,
@@ -132,5 +135,8 @@ export async function buildApp({
   };
   await app.register(integrationVerificationRoutes(verification));
   await app.register(helpdeskVerificationRoutes(verification, deps.reader));
+  // Secure cookies everywhere but development, which runs on http://localhost.
+  const sessions = new ConsoleSessions(store, config.secret, now, { secure: !config.dev });
+  await app.register(consolePlugin({ store, sessions, logins, webauthn, verification, connections, now, dev: config.dev }));
   return app;
 }

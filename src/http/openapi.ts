@@ -31,8 +31,9 @@ const OPTIONS: FastifyDynamicSwaggerOptions = {
 export function openapiDocument(app: FastifyInstance): () => Promise<unknown> {
   const routes: DescribedRoute[] = [];
   // @fastify/swagger leaves HEAD routes out (Fastify adds one for each GET), and so does this.
+  // The console's pages are HTML for people, not operations of the API (docs/console.md).
   app.addHook('onRoute', ({ method, url, schema, config }) => {
-    if (method !== 'HEAD') routes.push({ method, url, schema, config });
+    if (method !== 'HEAD' && !url.startsWith('/console')) routes.push({ method, url, schema, config });
   });
   let document: Promise<unknown> | undefined;
   return () => (document ??= build(routes));

@@ -2,6 +2,7 @@ import { sqlAuditStore } from './audit/sql.ts';
 import { forgetAttemptsOfParty, sqlAuthnAttemptStore } from './authn/sql.ts';
 import { sqlClientStore } from './clients/sql.ts';
 import { sqlConnectionStore } from './connections/sql.ts';
+import { sqlConsoleSessionStore } from './console-sessions/sql.ts';
 import { sqlCredentialStore } from './credentials/sql.ts';
 import { sqlIdentityStore } from './identities/sql.ts';
 import { sqlOrganizationStore } from './organizations/sql.ts';
@@ -41,6 +42,7 @@ export function sqlStore(db: SqlDriver): Store {
     sqlRateLimitStore(db),
     sqlConnectionStore(db),
     sqlIdentityStore(db),
+    sqlConsoleSessionStore(db),
   );
   return store;
 }

@@ -2,6 +2,7 @@ import type { AuditStore } from './audit/store.ts';
 import type { AuthnAttemptStore } from './authn/store.ts';
 import type { ClientStore } from './clients/store.ts';
 import type { ConnectionStore } from './connections/store.ts';
+import type { ConsoleSessionStore } from './console-sessions/store.ts';
 import type { CredentialStore } from './credentials/store.ts';
 import type { IdentityStore } from './identities/store.ts';
 import type { OrganizationStore } from './organizations/store.ts';
@@ -47,4 +48,5 @@ export type Store = StoreConnection &
   EmailVerificationStore &
   RateLimitStore &
   ConnectionStore &
-  IdentityStore;
+  IdentityStore &
+  ConsoleSessionStore;

@@ -89,7 +89,7 @@ export type PortMap = Record<number, number>;
  * `…_PORT=PORT` assignment, in a YAML `port: PORT`, and in `http.server PORT`.
  */
 export function rewritePorts(text: string, ports: PortMap): string {
-  return text.replace(/(127\.0\.0\.1:|_PORT=|\bport: |http\.server )(\d{4,5})\b/g, (whole, before: string, port: string) => {
+  return text.replace(/(127\.0\.0\.1:|localhost:|_PORT=|\bport: |http\.server )(\d{4,5})\b/g, (whole, before: string, port: string) => {
     const to = ports[Number(port)];
     return to === undefined ? whole : `${before}${to}`;
   });

@@ -1,0 +1,137 @@
+import type { FastifyReply } from 'fastify';
+import { clientDefaults, MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
+import { type ClientGrantType, clientGrantTypes, type OAuthClient } from '../../store/types.ts';
+import type { ConsoleRequest } from '../context.ts';
+import { type Html, html } from '../html.ts';
+import { csrfField, errorSummary, renderPage } from '../layout.ts';
+import { listText, timestamp } from './cells.ts';
+import { ONE_TIME_WARNING, oneTimeSecret } from './one-time-secret.ts';
+import { type Cursors, pager, withQuery } from './paging.ts';
+
+export interface ClientForm {
+  name: string;
+  grantTypes: string[];
+  /** Scope tokens separated by spaces, as typed. */
+  scopes: string;
+  duration: string;
+  format: string;
+}
+
+export const emptyClientForm: ClientForm = { name: '', grantTypes: [], scopes: '', duration: '', format: clientDefaults.accessTokenFormat };
+
+const grantNames: Record<ClientGrantType, { name: string; hint: string }> = {
+  client_credentials: { name: 'Client credentials', hint: 'the client gets tokens for itself, with its id and secret' },
+  'urn:ietf:params:oauth:grant-type:token-exchange': {
+    name: 'Token exchange',
+    hint: "RFC 8693: the client trades a person's or a workload's token for one of its own",
+  },
+};
+
+export interface ClientList {
+  clients: OAuthClient[];
+  cursors: Cursors;
+  total: number | undefined;
+  /** The organisation's token_lifetime_ceiling, which caps every client's duration. */
+  ceiling: number;
+}
+
+function actions(ctx: ConsoleRequest, client: OAuthClient): Html {
+  return html`<form method="post" action="/console/admin/clients/${client.id}/secret" class="inline"
+    data-confirm="Rotate the secret of ${client.name}? Its current secret stops working at once.">
+    ${csrfField(ctx)}<button type="submit" class="secondary">Rotate secret<span class="visually-hidden"> of ${client.name}</span></button>
+  </form>
+  <form method="post" action="/console/admin/clients/${client.id}/delete" class="inline"
+    data-confirm="Delete the client ${client.name}? Its tokens are revoked and its secret stops working. This cannot be undone.">
+    ${csrfField(ctx)}<button type="submit" class="danger">Delete<span class="visually-hidden"> ${client.name}</span></button>
+  </form>`;
+}
+
+function createForm(ctx: ConsoleRequest, form: ClientForm, ceiling: number): Html {
+  return html`<form method="post" action="/console/admin/clients" class="stack">
+  ${csrfField(ctx)}
+  <div class="field">
+    <label for="client-name">Name</label>
+    <input id="client-name" name="client_name" value="${form.name}" required maxlength="200" autocomplete="off">
+  </div>
+  <fieldset>
+    <legend>Grant types</legend>
+    ${clientGrantTypes.map(
+      (grant, i) => html`<div><input type="checkbox" id="grant-${i}" name="grant_types" value="${grant}" ${form.grantTypes.includes(grant) && html`checked`}>
+      <label for="grant-${i}">${grantNames[grant].name}</label> <span class="hint">${grantNames[grant].hint}</span></div>`,
+    )}
+  </fieldset>
+  <div class="field">
+    <label for="client-scopes">Scopes (optional)</label>
+    <input id="client-scopes" name="scopes" value="${form.scopes}" autocomplete="off" aria-describedby="client-scopes-hint">
+    <p class="hint" id="client-scopes-hint">The scopes the client may be granted, separated by spaces, for example <code>orders:read orders:write</code>.</p>
+  </div>
+  <div class="field">
+    <label for="client-duration">Access token lifetime in seconds (optional)</label>
+    <input id="client-duration" name="access_token_duration" value="${form.duration}" inputmode="numeric" autocomplete="off" aria-describedby="client-duration-hint">
+    <p class="hint" id="client-duration-hint">60 to ${MAX_TOKEN_LIFETIME_SECONDS}; ${clientDefaults.accessTokenDuration} when left empty. No token outlives the organisation's ceiling, now ${ceiling} seconds.</p>
+  </div>
+  <fieldset>
+    <legend>Format of the access tokens issued with client credentials</legend>
+    <div><input type="radio" id="format-opaque" name="access_token_format" value="opaque" ${form.format === 'opaque' && html`checked`}>
+      <label for="format-opaque">Opaque</label> <span class="hint">a reference checked by introspection; revocable at once</span></div>
+    <div><input type="radio" id="format-jwt" name="access_token_format" value="jwt" ${form.format === 'jwt' && html`checked`}>
+      <label for="format-jwt">JWT</label> <span class="hint">signed, checked offline against the published keys; lives until it expires</span></div>
+  </fieldset>
+  <button type="submit">Register the client</button>
+</form>`;
+}
+
+/** The organisation's OAuth clients, a page at a time, and the form that registers one. */
+export function clientsPage(
+  reply: FastifyReply,
+  ctx: ConsoleRequest,
+  list: ClientList,
+  form: ClientForm,
+  options: { errors?: string[]; status?: number; notice?: string | undefined } = {},
+) {
+  const href = (cursor: string) => withQuery('/console/admin/clients', { cursor });
+  return renderPage(reply, ctx, {
+    title: 'OAuth clients',
+    status: options.status ?? 200,
+    notice: options.notice,
+    body: html`<p><a href="/console/admin">Administration</a></p>
+<h2>Clients of the organisation</h2>
+${list.total !== undefined && html`<p>${list.total} ${list.total === 1 ? 'client' : 'clients'} in all.</p>`}
+<div class="table-scroll" tabindex="0" role="region" aria-label="OAuth clients"><table>
+  <thead><tr><th scope="col">Name and id</th><th scope="col">Grant types</th><th scope="col">Token format</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+  <tbody>${list.clients.map(
+    (c) => html`<tr><th scope="row">${c.name}<br><code>${c.id}</code></th>
+      <td>${listText(c.grantTypes.map((g) => grantNames[g].name))}</td><td>${c.accessTokenFormat}</td><td>${timestamp(c.createdAt)}</td>
+      <td>${actions(ctx, c)}</td></tr>`,
+  )}</tbody>
+</table></div>
+${pager(href, list.cursors.previous, list.cursors.next)}
+<h2 id="create">Register a client</h2>
+${errorSummary(options.errors ?? [])}
+${createForm(ctx, form, list.ceiling)}`,
+  });
+}
+
+/** The answer to a registration or a rotation: the secret, this once, and how to use it. */
+export function clientSecretPage(reply: FastifyReply, ctx: ConsoleRequest, client: OAuthClient, secret: string, origin: string, rotated: boolean) {
+  // Client ids and secrets are base64url: safe in HTTP Basic and in a shell's single quotes as they are.
+  const curl = `curl -u '${client.id}:${secret}' -d grant_type=client_credentials ${origin}/oauth2/tokens`;
+  return renderPage(reply, ctx, {
+    title: rotated ? 'Client secret rotated' : 'Client registered',
+    body: html`${ONE_TIME_WARNING}
+${rotated && html`<p>The previous secret of ${client.name} no longer works.</p>`}
+<dl>
+  <dt>Name</dt><dd>${client.name}</dd>
+  <dt>Client id</dt><dd><code id="client-id">${client.id}</code></dd>
+  ${oneTimeSecret('client-secret', 'Client secret', secret)}
+</dl>
+${
+  client.grantTypes.includes('client_credentials') &&
+  html`<h2>Try it</h2>
+<p>A token for the client, with client credentials:</p>
+<pre class="secret" id="client-curl">${curl}</pre>
+<button type="button" class="secondary" data-copy="client-curl" hidden>Copy the command</button>`
+}
+<p><a href="/console/admin/clients">Back to the OAuth clients</a></p>`,
+  });
+}

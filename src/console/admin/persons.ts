@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, personNotFound } from '../../errors/api-error.ts';
+import { AccessChange, changePersonAccess, NewPerson, newPerson } from '../../routes/persons.ts';
+import type { Handle, Person, PersonRole } from '../../store/types.ts';
+import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
+import type { ConsoleDeps } from '../deps.ts';
+import { field, fields } from '../form-body.ts';
+import { noticeFrom } from '../notice.ts';
+import { consolePageRequest, cursorsOf } from './paging.ts';
+import { emptyPersonForm, type NewPersonForm, personPage, personsPage } from './person-pages.ts';
+import { checkBody, FormRefusal, formRefusalOf, problemsOf } from './refusals.ts';
+
+const notices: Record<string, string> = {
+  created: 'Person created.',
+  saved: 'Roles and console membership saved.',
+  deleted: 'Person deleted.',
+};
+
+/**
+ * The person a creation form describes, checked by the API's own rules (its body schema, then
+ * normaliseHandles through newPerson); every problem at once, each naming the form's field.
+ */
+function personFrom(orgId: string, form: NewPersonForm): Person {
+  const named: [Handle, string][] = [];
+  if (form.email !== '') named.push([{ type: 'email_address', value: form.email }, 'email']);
+  if (form.phone !== '') named.push([{ type: 'phone_number', value: form.phone }, 'phone']);
+  // The API's body names handles by position; the form names them email and phone.
+  const renames = Object.fromEntries(
+    named.flatMap(([, name], i) => [
+      [`body.handles[${i}].value`, name],
+      [`body.handles[${i}]`, name],
+    ]),
+  );
+  const body = { handles: named.map(([handle]) => handle), roles: form.roles as PersonRole[], console: form.console };
+  let person: Person | undefined;
+  const problems = [
+    ...(form.email === '' ? ['email: is required (a person signs in to the console with it)'] : []),
+    ...problemsOf(() => checkBody(NewPerson, body, renames)),
+    ...problemsOf(() => {
+      person = newPerson(orgId, body, 'body.handles');
+    }, renames),
+  ];
+  if (problems.length > 0 || !person) throw new FormRefusal(400, [...new Set(problems)]);
+  return person;
+}
+
+const noticeOf = (request: FastifyRequest) => noticeFrom(notices, request.query);
+const personIdOf = (request: FastifyRequest) => (request.params as { person_id: string }).person_id;
+
+/**
+ * What an administrator may not do to themselves here, so an organisation cannot lock itself
+ * out of its console by a slip: the API's admin keys remain the way to make such changes.
+ */
+function refuseSelfLockout(who: SignedIn, target: string, change: { roles?: string[]; console?: boolean } | 'delete'): void {
+  if (target !== who.person.id) return;
+  if (change === 'delete') throw new ApiError('CONFLICT', 'person: you cannot delete yourself; another administrator can');
+  if (change.roles && !change.roles.includes('admin'))
+    throw new ApiError('CONFLICT', 'roles: you cannot remove your own admin role; another administrator can');
+  if (change.console === false) throw new ApiError('CONFLICT', 'console: you cannot remove your own console membership; another administrator can');
+}
+
+/** Administration of persons: the API's /persons, as pages. */
+export function personRoutes(deps: ConsoleDeps) {
+  const { store } = deps;
+  const listOf = async (orgId: string, query: unknown) => {
+    const page = await store.listPersons(orgId, consolePageRequest('persons', query));
+    return { persons: page.items, cursors: cursorsOf('persons', page), total: page.totalCount };
+  };
+  const personOf = async (orgId: string, id: string): Promise<Person> => {
+    const person = await store.getPerson(orgId, id);
+    if (!person) throw personNotFound();
+    return person;
+  };
+
+  return async (app: FastifyInstance) => {
+    app.get('/console/admin/persons', async (request, reply) => {
+      const { org } = signedIn(request, 'admin');
+      return personsPage(reply, consoleRequest(request), await listOf(org.id, request.query), emptyPersonForm, { notice: noticeOf(request) });
+    });
+
+    app.post('/console/admin/persons', async (request, reply) => {
+      const { org } = signedIn(request, 'admin');
+      const form: NewPersonForm = {
+        email: field(request.body, 'email').trim(),
+        phone: field(request.body, 'phone').trim(),
+        roles: fields(request.body, 'roles'),
+        console: field(request.body, 'console') === 'yes',
+      };
+      try {
+        const person = personFrom(org.id, form);
+        await store.createPerson(person);
+        return seeOther(reply, `/console/admin/persons/${person.id}?notice=created`);
+      } catch (error) {
+        const refusal = formRefusalOf(error);
+        if (!refusal) throw error;
+        return personsPage(reply, consoleRequest(request), await listOf(org.id, {}), form, { errors: refusal.messages, status: refusal.status });
+      }
+    });
+
+    app.get('/console/admin/persons/:person_id', async (request, reply) => {
+      const who = signedIn(request, 'admin');
+      const person = await personOf(who.org.id, personIdOf(request));
+      return personPage(reply, consoleRequest(request), person, person.id === who.person.id, { notice: noticeOf(request) });
+    });
+
+    app.post('/console/admin/persons/:person_id/access', async (request, reply) => {
+      const who = signedIn(request, 'admin');
+      const person = await personOf(who.org.id, personIdOf(request));
+      const change = { roles: fields(request.body, 'roles'), console: field(request.body, 'console') === 'yes' };
+      try {
+        checkBody(AccessChange, change);
+        refuseSelfLockout(who, person.id, change);
+        await changePersonAccess(store, who.org.id, person.id, { ...change, roles: change.roles as PersonRole[] });
+        return seeOther(reply, `/console/admin/persons/${person.id}?notice=saved`);
+      } catch (error) {
+        const refusal = formRefusalOf(error);
+        if (!refusal) throw error;
+        return personPage(reply, consoleRequest(request), person, person.id === who.person.id, { errors: refusal.messages, status: refusal.status });
+      }
+    });
+
+    app.post('/console/admin/persons/:person_id/delete', async (request, reply) => {
+      const who = signedIn(request, 'admin');
+      const person = await personOf(who.org.id, personIdOf(request));
+      try {
+        refuseSelfLockout(who, person.id, 'delete');
+      } catch (error) {
+        const refusal = formRefusalOf(error)!;
+        return personPage(reply, consoleRequest(request), person, true, { errors: refusal.messages, status: refusal.status });
+      }
+      // Their console sessions go with them (foreign key), as do their handles, credentials and tokens.
+      if (!(await store.deletePerson(who.org.id, person.id, deps.now()))) throw personNotFound();
+      return seeOther(reply, '/console/admin/persons?notice=deleted');
+    });
+  };
+}

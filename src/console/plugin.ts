@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody } from '../http/envelope.ts';
+import { toErrorResponse } from '../http/error-handler.ts';
+import { adminRoutes } from './admin/routes.ts';
+import { assetRoutes } from './assets.ts';
+import { type ConsoleRequest, consoleRequest, SignInRequired, seeOther, setConsoleRequest } from './context.ts';
+import type { ConsoleDeps } from './deps.ts';
+import { acceptForms, field } from './form-body.ts';
+import { consoleHeaders } from './headers.ts';
+import { html } from './html.ts';
+import { renderPage } from './layout.ts';
+import { securityRoutes } from './security/routes.ts';
+import { signInRoutes } from './sign-in/routes.ts';
+import { verifyRoutes } from './verify/routes.ts';
+
+/** The console's pages, under /console/: served by the service itself, no build step. */
+export function consolePlugin(deps: ConsoleDeps) {
+  return async (app: FastifyInstance) => {
+    // Assets need no session: registered beside the pages, not behind their hook.
+    await app.register(async (assets) => {
+      assets.addHook('onRequest', async (_request, reply) => consoleHeaders(reply));
+      assetRoutes(assets);
+    });
+    await app.register(async (pages) => {
+      acceptForms(pages);
+      pages.addHook('onRequest', async (request, reply) => {
+        consoleHeaders(reply);
+        setConsoleRequest(request, await readBrowser(deps, request, reply));
+      });
+      // Every state-changing request carries the page's token: a form field, or a header from our own script.
+      pages.addHook('preHandler', async (request) => {
+        if (request.method === 'GET' || request.method === 'HEAD') return;
+        const { state } = consoleRequest(request);
+        deps.sessions.checkCsrf(state, field(request.body, '_csrf') || request.headers['x-csrf-token']);
+      });
+      pages.setErrorHandler((error, request, reply) => answerError(error, request, reply));
+      // A route rather than a not-found handler: fastify keeps one of those per prefix, and this is the API's.
+      pages.get('/console/*', async (request, reply) =>
+        renderPage(reply, consoleRequest(request), {
+          title: 'Page not found',
+          status: 404,
+          body: html`<p>There is no console page at this address. <a href="/console/">Go to the console's start.</a></p>`,
+        }),
+      );
+      pages.get('/console', async (_request, reply) => seeOther(reply, '/console/'));
+      pages.get('/console/', async (request, reply) => {
+        const who = consoleRequest(request).signedIn;
+        if (!who) return seeOther(reply, '/console/sign-in');
+        return seeOther(reply, who.person.roles.includes('verifier') ? '/console/verify' : '/console/security');
+      });
+      await pages.register(signInRoutes(deps));
+      await pages.register(verifyRoutes(deps));
+      await pages.register(adminRoutes(deps));
+      await pages.register(securityRoutes(deps));
+    });
+  };
+}
+
+async function readBrowser(deps: ConsoleDeps, request: FastifyRequest, reply: FastifyReply): Promise<ConsoleRequest> {
+  let state = await deps.sessions.read(request);
+  let signedIn: ConsoleRequest['signedIn'];
+  let pending: ConsoleRequest['pending'];
+  if (state.session) {
+    const { orgId, personId } = state.session;
+    const [org, person] = await Promise.all([deps.store.getOrganization(orgId), deps.store.getPerson(orgId, personId)]);
+    // Membership is read on every request: a person taken out of the console is out at once.
+    if (org && person?.console) {
+      if (state.session.stage === 'signed_in') signedIn = { session: state.session, org, person };
+      else pending = { session: state.session, org, person };
+    } else {
+      await deps.sessions.end(reply, state);
+      state = deps.sessions.signedOut(request);
+    }
+  }
+  deps.sessions.keepAnonymous(reply, state);
+  return { state, csrf: deps.sessions.csrfToken(state), signedIn, pending };
+}
+
+/** Errors as pages a person can read (the console's own script asks for JSON, and gets the API's envelope). */
+function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof SignInRequired) return seeOther(reply, '/console/sign-in');
+  const response = toErrorResponse(error);
+  if (response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'console request failed');
+  reply.headers(response.headers ?? {});
+  if (request.headers.accept?.includes('application/json')) return reply.code(response.status).send(errorBody(response.status, response.errors));
+  const ctx = consoleRequestOrNone(request);
+  const title = response.status === 403 ? 'Not allowed' : response.status >= 500 ? 'Something went wrong' : 'That did not work';
+  return renderPage(reply, ctx, {
+    title,
+    status: response.status,
+    body: html`<div class="error" role="alert"><ul>${response.errors.map((e) => html`<li>${e.message}</li>`)}</ul></div>
+      <p><a href="/console/">Back to the console</a></p>`,
+  });
+}
+
+function consoleRequestOrNone(request: FastifyRequest): ConsoleRequest {
+  try {
+    return consoleRequest(request);
+  } catch {
+    // The hook itself failed (the database is down): a page without a session's navigation.
+    return { state: { session: undefined, binding: '', newAnonymous: false }, csrf: '', signedIn: undefined, pending: undefined };
+  }
+}

@@ -1,0 +1,13 @@
+import { invalidField } from '../../errors/api-error.ts';
+import type { OrganizationStore } from '../../store/organizations/store.ts';
+import type { Organization } from '../../store/types.ts';
+
+/** The organisation a sign-in names, by its name (what people know) or its id; 400 naming the field otherwise. */
+export async function organizationNamed(store: OrganizationStore, text: string, field = 'organization'): Promise<Organization> {
+  const name = text.trim();
+  if (name === '') throw invalidField(field, 'is required: the name or id of your organisation');
+  if (name.length > 100) throw invalidField(field, 'must be at most 100 characters');
+  const org = name.startsWith('org_') ? await store.getOrganization(name) : await store.getOrganizationByName(name);
+  if (!org) throw invalidField(field, 'no organisation has this name or id');
+  return org;
+}

@@ -1,0 +1,119 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors/api-error.ts';
+import { pageRequest } from '../../http/pagination.ts';
+import type { IdentityConnection } from '../../store/connections/store.ts';
+import { MAX_WRONG_CODES, type Operator, type VerificationCaller } from '../../verification/deps.ts';
+import { initiateVerification } from '../../verification/initiate.ts';
+import { isVerifier } from '../../verification/operator.ts';
+import { verifyCode } from '../../verification/verify.ts';
+import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
+import type { ConsoleDeps } from '../deps.ts';
+import { field } from '../form-body.ts';
+import { codeEntryPage, type FindForm, findPage, foundPage, outcomePage } from './pages.ts';
+
+/** The signed-in verifier, as the helpdesk core names its caller and operator (design §6: helpdesk_session). */
+function verifierOf(request: FastifyRequest): SignedIn & { caller: VerificationCaller; operator: Operator } {
+  const who = signedIn(request, 'verifier');
+  const email = who.person.handles.find((h) => h.type === 'email_address')?.value;
+  if (!isVerifier(who.person) || email === undefined) throw new ApiError('FORBIDDEN', 'console: verifying needs the verifier role and an email handle');
+  return { ...who, caller: { door: 'helpdesk', personId: who.person.id }, operator: { email, assertion: 'helpdesk_session' } };
+}
+
+const ID = /^[A-Za-z0-9_.:@-]{1,255}$/;
+
+/** Verify a caller: find → send → the code they read out → the outcome. Each step is the helpdesk core, audited with the verifier as operator. */
+export function verifyRoutes(deps: ConsoleDeps) {
+  const { store, verification } = deps;
+  const connectionsOf = async (orgId: string): Promise<IdentityConnection[]> =>
+    (await store.listConnections(orgId, pageRequest('connections', { limit: 100 }))).items;
+
+  const findAgain = async (request: FastifyRequest, reply: FastifyReply, form: FindForm, error: ApiError) => {
+    const who = signedIn(request);
+    reply.headers(error.headers);
+    return findPage(reply, consoleRequest(request), await connectionsOf(who.org.id), form, [error.message], error.status);
+  };
+
+  return async (app: FastifyInstance) => {
+    app.get('/console/verify', async (request, reply) => {
+      const { org } = verifierOf(request);
+      return findPage(reply, consoleRequest(request), await connectionsOf(org.id), { connectionId: '', email: '', identityId: '' });
+    });
+
+    app.post('/console/verify/find', async (request, reply) => {
+      const { org } = verifierOf(request);
+      const form = {
+        connectionId: field(request.body, 'connection_id'),
+        email: field(request.body, 'email').trim(),
+        identityId: field(request.body, 'identity_id').trim(),
+      };
+      try {
+        const connection = await store.getConnection(org.id, form.connectionId);
+        if (!connection) throw new ApiError('INVALID_FIELD', 'connection_id: choose one of the directories listed');
+        if ((form.email === '') === (form.identityId === '')) throw new ApiError('INVALID_FIELD', 'email or identity_id: fill in exactly one of the two');
+        if (form.identityId !== '' && !ID.test(form.identityId)) throw new ApiError('INVALID_FIELD', 'identity_id: must be 1 to 255 letters, digits or ._:@-');
+        const by = form.email !== '' ? { email: form.email } : { identityId: form.identityId };
+        const identity = await verification.directory.lookup(org.id, connection.id, by);
+        if (!identity?.active || !identity.email) {
+          throw new ApiError('NOT_FOUND', `${form.email !== '' ? 'email' : 'identity_id'}: no active identity with an email address in this directory`);
+        }
+        return foundPage(reply, consoleRequest(request), connection, identity);
+      } catch (error) {
+        if (error instanceof ApiError && error.status < 500) return findAgain(request, reply, form, error);
+        throw error;
+      }
+    });
+
+    app.post('/console/verify/send', async (request, reply) => {
+      const { org, caller } = verifierOf(request);
+      const body = { connection_id: field(request.body, 'connection_id'), identity_id: field(request.body, 'identity_id') };
+      try {
+        const { verification_id } = await initiateVerification(verification, org, caller, body);
+        return seeOther(reply, `/console/verify/${verification_id}`);
+      } catch (error) {
+        if (error instanceof ApiError && error.status < 500)
+          return findAgain(request, reply, { connectionId: body.connection_id, email: '', identityId: body.identity_id }, error);
+        throw error;
+      }
+    });
+
+    app.get('/console/verify/:verification_id', async (request, reply) => {
+      const { org } = verifierOf(request);
+      const open = await store.getEmailVerification(org.id, (request.params as { verification_id: string }).verification_id);
+      if (open?.state !== 'open' || open.expiresAt <= deps.now()) return outcomePage(reply, consoleRequest(request), 'gone');
+      return codeEntryPage(reply, consoleRequest(request), { verificationId: open.id, sentTo: open.emailSentTo, expiresAt: open.expiresAt });
+    });
+
+    app.post('/console/verify/:verification_id', async (request, reply) => {
+      const { org, caller, operator, person } = verifierOf(request);
+      const ctx = consoleRequest(request);
+      const id = (request.params as { verification_id: string }).verification_id;
+      const open = await store.getEmailVerification(org.id, id);
+      if (!open) return outcomePage(reply, ctx, 'gone');
+      const state = { verificationId: open.id, sentTo: open.emailSentTo, expiresAt: open.expiresAt };
+      const code = field(request.body, 'code').trim();
+      if (!/^\d{6}$/.test(code)) return codeEntryPage(reply, ctx, state, ['code: must be the 6 digits the caller reads out'], 400);
+      try {
+        const { verified } = await verifyCode(
+          verification,
+          org,
+          caller,
+          operator,
+          { verification_id: id, code, connection_id: open.connectionId },
+          async () => person.id,
+        );
+        if (verified) return outcomePage(reply, ctx, 'verified');
+        const after = await store.getEmailVerification(org.id, id);
+        const attemptsLeft = Math.max(0, MAX_WRONG_CODES - (after?.attempts ?? MAX_WRONG_CODES));
+        if (attemptsLeft === 0) return outcomePage(reply, ctx, 'locked');
+        return codeEntryPage(reply, ctx, { ...state, attemptsLeft }, [], 200);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        if (error.code === 'TOO_MANY_VERIFICATION_ATTEMPTS') return outcomePage(reply, ctx, 'locked');
+        if (error.code === 'IDENTITY_NOT_VERIFIABLE') return outcomePage(reply, ctx, 'denied');
+        if (error.code === 'NOT_FOUND') return outcomePage(reply, ctx, 'gone');
+        if (error.status === 429) return codeEntryPage(reply.headers(error.headers), ctx, state, [error.message], 429);
+        throw error;
+      }
+    });
+  };
+}

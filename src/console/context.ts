@@ -35,16 +35,19 @@ export function consoleRequest(request: FastifyRequest): ConsoleRequest {
 
 /** Thrown to send a signed-out browser to the sign-in page (a redirect, not an error page). */
 export class SignInRequired extends Error {
-  constructor() {
+  /** The sign-in page, with why (a notice) when the browser's session has ended. */
+  readonly location: string;
+  constructor(why?: 'expired') {
     super('console: sign in first');
     this.name = 'SignInRequired';
+    this.location = why ? `/console/sign-in?notice=${why}` : '/console/sign-in';
   }
 }
 
 /** The signed-in person, holding `role` when one is named; else sign-in (303) or 403. */
 export function signedIn(request: FastifyRequest, role?: PersonRole): SignedIn {
-  const who = consoleRequest(request).signedIn;
-  if (!who) throw new SignInRequired();
+  const { signedIn: who, state } = consoleRequest(request);
+  if (!who) throw new SignInRequired(state.stale ? 'expired' : undefined);
   if (role !== undefined && !who.person.roles.includes(role)) {
     throw new ApiError('FORBIDDEN', `console: this page is for persons holding the ${role} role`);
   }

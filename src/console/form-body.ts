@@ -3,11 +3,13 @@ import type { FastifyInstance } from 'fastify';
 /** A posted form: each field's value, or its values when the name repeats (checkboxes). */
 export type FormBody = Record<string, string | string[]>;
 
-const FORM_LIMIT = 64 * 1024;
-
-/** application/x-www-form-urlencoded, for the console's plugin only (the API stays JSON-only). */
+/**
+ * application/x-www-form-urlencoded, for the console's plugin only (the API stays JSON-only).
+ * The service's body limit applies: the settings form re-posts the whole organisation config,
+ * which the API lets grow to that size.
+ */
 export function acceptForms(app: FastifyInstance): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     const form: FormBody = Object.create(null);
     for (const [name, value] of new URLSearchParams(body as string)) {
       const seen = form[name];
@@ -17,14 +19,19 @@ export function acceptForms(app: FastifyInstance): void {
   });
 }
 
-/** One field's text ('' when absent); a field sent twice is a form we did not make, read as its first value. */
+/**
+ * One field's text ('' when absent); a field sent twice is a form we did not make, read as its
+ * first value. A JSON body can reach a form route too: a value that is not text counts as absent,
+ * so no handler ever meets a number or an object where a form has a string.
+ */
 export function field(form: unknown, name: string): string {
-  const value = (form as FormBody | undefined)?.[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
+  const value = (form as Record<string, unknown> | undefined)?.[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : '';
 }
 
-/** Every value of a repeated field (checkboxes). */
+/** Every text value of a repeated field (checkboxes). */
 export function fields(form: unknown, name: string): string[] {
-  const value = (form as FormBody | undefined)?.[name];
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+  const value = (form as Record<string, unknown> | undefined)?.[name];
+  return (Array.isArray(value) ? value : [value]).filter((one): one is string => typeof one === 'string');
 }

@@ -33,8 +33,3 @@ export function html(strings: TemplateStringsArray, ...values: Interpolated[]): 
   for (let i = 0; i < values.length; i++) out += render(values[i]!) + strings[i + 1]!;
   return new Html(out);
 }
-
-/** Markup the console itself made (an inline SVG of a QR code): trusted, never a caller's text. */
-export function trusted(markup: string): Html {
-  return new Html(markup);
-}

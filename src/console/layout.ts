@@ -15,7 +15,7 @@ export interface PageOptions {
 
 function navigation(ctx: ConsoleRequest): Html {
   const who = ctx.signedIn;
-  if (who?.session.stage !== 'signed_in') return html``;
+  if (!who) return html``;
   const roles = who.person.roles;
   const email = who.person.handles.find((h) => h.type === 'email_address')?.value ?? who.person.id;
   return html`<nav aria-label="Console">

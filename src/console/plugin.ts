@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error.ts';
 import { errorBody } from '../http/envelope.ts';
 import { toErrorResponse } from '../http/error-handler.ts';
 import { adminRoutes } from './admin/routes.ts';
@@ -31,6 +32,9 @@ export function consolePlugin(deps: ConsoleDeps) {
       pages.addHook('preHandler', async (request) => {
         if (request.method === 'GET' || request.method === 'HEAD') return;
         const { state } = consoleRequest(request);
+        // A form posted from a page whose session has since ended: back to sign-in (nothing is
+        // changed either way), rather than a CSRF refusal the person cannot act on.
+        if (state.stale) throw new SignInRequired('expired');
         deps.sessions.checkCsrf(state, field(request.body, '_csrf') || request.headers['x-csrf-token']);
       });
       pages.setErrorHandler((error, request, reply) => answerError(error, request, reply));
@@ -44,8 +48,8 @@ export function consolePlugin(deps: ConsoleDeps) {
       );
       pages.get('/console', async (_request, reply) => seeOther(reply, '/console/'));
       pages.get('/console/', async (request, reply) => {
-        const who = consoleRequest(request).signedIn;
-        if (!who) return seeOther(reply, '/console/sign-in');
+        const { signedIn: who, pending } = consoleRequest(request);
+        if (!who) return seeOther(reply, pending ? '/console/sign-in/code' : '/console/sign-in');
         return seeOther(reply, who.person.roles.includes('verifier') ? '/console/verify' : '/console/security');
       });
       await pages.register(signInRoutes(deps));
@@ -78,11 +82,12 @@ async function readBrowser(deps: ConsoleDeps, request: FastifyRequest, reply: Fa
 
 /** Errors as pages a person can read (the console's own script asks for JSON, and gets the API's envelope). */
 function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof SignInRequired) return seeOther(reply, '/console/sign-in');
-  const response = toErrorResponse(error);
+  const wantsJson = request.headers.accept?.includes('application/json') === true;
+  if (error instanceof SignInRequired && !wantsJson) return seeOther(reply, error.location);
+  const response = toErrorResponse(error instanceof SignInRequired ? new ApiError('UNAUTHENTICATED', 'console: sign in first (the session has ended)') : error);
   if (response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'console request failed');
   reply.headers(response.headers ?? {});
-  if (request.headers.accept?.includes('application/json')) return reply.code(response.status).send(errorBody(response.status, response.errors));
+  if (wantsJson) return reply.code(response.status).send(errorBody(response.status, response.errors));
   const ctx = consoleRequestOrNone(request);
   const title = response.status === 403 ? 'Not allowed' : response.status >= 500 ? 'Something went wrong' : 'That did not work';
   return renderPage(reply, ctx, {

@@ -22,6 +22,8 @@ export interface BrowserState {
   binding: string;
   /** Set when the anonymous cookie was made for this response. */
   newAnonymous: boolean;
+  /** A session cookie came that opens no session (ended, idle or expired): the browser is sent to sign in again, and the cookie cleared. */
+  stale?: boolean;
 }
 
 const CSRF_PURPOSE = 'console-csrf';
@@ -51,7 +53,7 @@ export class ConsoleSessions {
     const value = readCookie(request.headers.cookie, this.names.session);
     const session = value === undefined ? undefined : await this.#live(value);
     if (value !== undefined && session) return { session, binding: value, newAnonymous: false };
-    return this.signedOut(request);
+    return { ...this.signedOut(request), stale: value !== undefined };
   }
 
   /** The state of a browser without a session: its anonymous cookie, or a new one. */
@@ -79,6 +81,7 @@ export class ConsoleSessions {
   /** Sets the anonymous cookie when read() made one, so the forms of this page can be posted back. */
   keepAnonymous(reply: FastifyReply, state: BrowserState): void {
     if (state.newAnonymous) reply.header('set-cookie', setCookie(this.names.anonymous, state.binding, { secure: this.#policy.secure }));
+    if (state.stale) reply.header('set-cookie', setCookie(this.names.session, '', { secure: this.#policy.secure, maxAge: 0 }));
   }
 
   /**
@@ -110,7 +113,8 @@ export class ConsoleSessions {
     });
     const secure = this.#policy.secure;
     reply.header('set-cookie', [
-      setCookie(this.names.session, value, { secure, maxAge: Math.floor(lifetime / 1000) }),
+      // A browser-session cookie: closing the browser of a shared helpdesk desk ends it there too.
+      setCookie(this.names.session, value, { secure }),
       setCookie(this.names.anonymous, '', { secure, maxAge: 0 }),
     ]);
   }

@@ -1,11 +1,10 @@
 import { newId } from '../crypto/ids.ts';
 import { sendVerificationEmail } from '../email/send-verification-email.ts';
-import { ApiError } from '../errors/api-error.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
-import { canonicalEmailAddress, emailAddressProblem } from '../validation/email.ts';
 import { newVerificationCode } from './code.ts';
 import { callerData, IDENTITY_INITIATE_LIMIT, identityKey, VERIFICATION_TTL_MS, type VerificationCaller, type VerificationDeps } from './deps.ts';
+import { noVerifiableIdentity, unverifiableReason } from './verifiable.ts';
 import { identityRateLimited } from './verify.ts';
 
 export interface InitiateRequest {
@@ -39,12 +38,10 @@ export async function initiateVerification(
     });
 
   const identity = await directory.lookup(org.id, body.connection_id, by);
-  // Exactly one valid address, or none: a directory value is attacker-editable input, and a
-  // mail library reads "a@x, b@y" or a display-name form as other recipients.
-  if (!identity?.active || !identity.email || emailAddressProblem(canonicalEmailAddress(identity.email)) !== undefined) {
-    const reason = !identity ? 'not_in_connection' : !identity.active ? 'inactive' : 'no_email';
+  const reason = unverifiableReason(identity);
+  if (reason !== null || !identity?.email) {
     await audit('refused', reason);
-    throw new ApiError('NOT_FOUND', `body.${'identityId' in by ? 'identity_id' : 'email'}: no active identity with an email address in this connection`);
+    throw noVerifiableIdentity(by);
   }
 
   const limit = await store.takeRateLimit({

@@ -9,7 +9,7 @@ import type { TokenReader } from '../oauth/tokens/reader.ts';
 import type { Organization } from '../store/types.ts';
 import type { Operator, VerificationCaller, VerificationDeps } from './deps.ts';
 import { type InitiateRequest, initiateVerification } from './initiate.ts';
-import { isVerifier, operatorPerson } from './operator.ts';
+import { helpdeskOperator, operatorPerson } from './operator.ts';
 import { HelpdeskVerifyBody, InitiateBody, Initiated, IntegrationVerifyBody, Verified } from './schemas.ts';
 import { verifyCode } from './verify.ts';
 
@@ -100,11 +100,7 @@ export function helpdeskVerificationRoutes(deps: VerificationDeps, reader: Token
     const authorization = request.headers.authorization;
     if (authorization === undefined) throw new ApiError('UNAUTHENTICATED', 'header Authorization: is required (Bearer and the person JWT of a verifier)');
     const person = await personOfBearer(authorization, org, deps.store, reader);
-    const email = person.handles.find((handle) => handle.type === 'email_address')?.value;
-    if (!isVerifier(person) || email === undefined) {
-      throw new ApiError('FORBIDDEN', 'header Authorization: the person is not a console person holding the verifier role, with an email handle');
-    }
-    return { org, caller: { door: 'helpdesk', personId: person.id }, operator: { email, assertion: 'helpdesk_session' }, operatorId: person.id };
+    return { org, ...helpdeskOperator(person, 'header Authorization') };
   };
   return async (app) => {
     // Before the body is read, as at the integration door: design §6 answers the caller's

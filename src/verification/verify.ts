@@ -148,7 +148,8 @@ function retryAfter(retryAfterMs: number): { seconds: number; headers: Record<st
   return { seconds, headers: { 'Retry-After': String(seconds) } };
 }
 
-function operatorRateLimited(retryAfterMs: number): ApiError {
+/** Also the helpdesk look-up's: too many checks (or look-ups) by one operator. */
+export function operatorRateLimited(retryAfterMs: number): ApiError {
   const { seconds, headers } = retryAfter(retryAfterMs);
   return new ApiError('OPERATOR_RATE_LIMITED', `operator: too many verification attempts; retry after ${seconds} s`, headers);
 }

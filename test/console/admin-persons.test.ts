@@ -114,7 +114,7 @@ for (const backend of backends()) {
       assert.deepEqual([read.roles, read.console], [['admin', 'verifier'], false]);
       const next = await theirs.get('/console/verify');
       assert.equal(next.status, 303);
-      assert.equal(next.location, '/console/sign-in');
+      assert.equal(next.location, '/console/sign-in?notice=expired');
     });
 
     it('deletes a person (confirmed by the page), who is then gone from the API and from the console', async () => {
@@ -127,7 +127,7 @@ for (const backend of backends()) {
       assert.equal(deleted.status, 303);
       assert.match((await agent.follow(deleted)).html, /Person deleted\./);
       assert.equal((await t.call('GET', `/persons/${doomed.id}`, { as: org })).status, 404);
-      assert.equal((await theirs.get('/console/verify')).location, '/console/sign-in');
+      assert.equal((await theirs.get('/console/verify')).location, '/console/sign-in?notice=expired');
       assert.equal((await agent.get(`/console/admin/persons/${doomed.id}`)).status, 404);
     });
 

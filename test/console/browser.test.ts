@@ -106,7 +106,7 @@ describe('The console in a real browser', () => {
     // The cookie of the ended session opens nothing, replayed from outside the browser.
     const replay = await fetch(`${base}/console/verify`, { headers: { cookie: signedInCookies }, redirect: 'manual' });
     assert.equal(replay.status, 303);
-    assert.equal(replay.headers.get('location'), '/console/sign-in');
+    assert.equal(replay.headers.get('location'), '/console/sign-in?notice=expired');
 
     await page.type('#organization', h.org.orgId);
     await submit('#passkey-sign-in');

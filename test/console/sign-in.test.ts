@@ -108,7 +108,7 @@ for (const backend of backends()) {
       thief.jar.set('__Host-tessera-console', stolen);
       const answer = await thief.get('/console/verify');
       assert.equal(answer.status, 303);
-      assert.equal(answer.location, '/console/sign-in');
+      assert.equal(answer.location, '/console/sign-in?notice=expired');
     });
   });
 }

@@ -64,7 +64,10 @@ for (const backend of backends()) {
       assert.match(both.html, /email or identity_id: fill in exactly one of the two/);
       const nobody = await agent.post('/console/verify/find', { connection_id: h.scim.connectionId, email: 'nobody@example.com', identity_id: '' }, csrf);
       assert.equal(nobody.status, 404);
-      assert.match(nobody.html, /email: no active identity with an email address in this directory/);
+      assert.match(nobody.html, /email: no active identity with an email address in this connection/);
+      const lookups = await h.t.call('GET', '/audit/events?type=verification.lookup&limit=100', { as: h.org });
+      const last = lookups.body.result.at(-1).data;
+      assert.deepEqual([last.outcome, last.reason, last.caller_person_id], ['not_found', 'not_in_connection', verifier.id], 'the look-up is audited');
       const directory = await agent.post('/console/verify/find', { connection_id: 'con_nope', email: 'a@example.com', identity_id: '' }, csrf);
       assert.equal(directory.status, 400);
       assert.match(directory.html, /connection_id: choose one of the directories listed/);

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { type ApiKey, type ApiKeyKind, apiKeyKinds, type Organization } from '../../store/types.ts';
+import { timestamp } from '../cells.ts';
 import type { ConsoleRequest } from '../context.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';
-import { timestamp } from './cells.ts';
 import { ONE_TIME_WARNING, oneTimeSecret } from './one-time-secret.ts';
 import { type Cursors, pager, withQuery } from './paging.ts';
 

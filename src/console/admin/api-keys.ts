@@ -6,10 +6,10 @@ import type { ApiKeyKind } from '../../store/types.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
+import { checkBody, formRefusalOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { type ApiKeyForm, apiKeySecretPage, apiKeysPage, emptyApiKeyForm } from './api-key-pages.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
-import { checkBody, formRefusalOf } from './refusals.ts';
 
 const notices: Record<string, string> = { revoked: 'Key revoked: it no longer works.' };
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidField } from '../../errors/api-error.ts';
 import type { AuditEvent } from '../../store/audit/store.ts';
+import { timestamp } from '../cells.ts';
 import { consoleRequest, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { type Html, html } from '../html.ts';
 import { renderPage } from '../layout.ts';
-import { timestamp } from './cells.ts';
 import { consolePageRequest, cursorsOf, pager, withQuery } from './paging.ts';
 
 /** The event types the service writes (docs/api.md#audit-events; test/console/admin-audit.test.ts checks src for new ones). */
@@ -29,6 +29,7 @@ export const auditEventTypes = [
   'token.request',
   'verification.attempt',
   'verification.initiated',
+  'verification.lookup',
 ] as const;
 
 const orders = ['newest', 'oldest'] as const;

@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import { clientDefaults, MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
 import { type ClientGrantType, clientGrantTypes, type OAuthClient } from '../../store/types.ts';
+import { listText, timestamp } from '../cells.ts';
 import type { ConsoleRequest } from '../context.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';
-import { listText, timestamp } from './cells.ts';
 import { ONE_TIME_WARNING, oneTimeSecret } from './one-time-secret.ts';
 import { type Cursors, pager, withQuery } from './paging.ts';
 

@@ -4,12 +4,11 @@ import { createOAuthClient, NewClient, rotateOAuthClientSecret } from '../../rou
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field, fields } from '../form-body.ts';
+import { checkBody, formRefusalOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { type ClientForm, clientSecretPage, clientsPage, emptyClientForm } from './client-pages.ts';
 import { formNumber } from './form-values.ts';
-import { serviceOrigin } from './one-time-secret.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
-import { checkBody, formRefusalOf } from './refusals.ts';
 
 const notices: Record<string, string> = { deleted: 'Client deleted; its tokens are revoked.' };
 
@@ -56,7 +55,7 @@ export function clientRoutes(deps: ConsoleDeps) {
         const body = requestOf(form);
         checkBody(NewClient, body);
         const { client, secret } = await createOAuthClient(store, org.id, body as NewClient, deps.now());
-        return clientSecretPage(reply, consoleRequest(request), client, secret, serviceOrigin(request), false);
+        return clientSecretPage(reply, consoleRequest(request), client, secret, deps.connections.issuer(), false);
       } catch (error) {
         const refusal = formRefusalOf(error);
         if (!refusal) throw error;
@@ -70,7 +69,7 @@ export function clientRoutes(deps: ConsoleDeps) {
       const client = await store.getClient(org.id, clientIdOf(request));
       const secret = client && (await rotateOAuthClientSecret(store, org.id, client.id));
       if (!client || secret === undefined) throw notFound();
-      return clientSecretPage(reply, consoleRequest(request), client, secret, serviceOrigin(request), true);
+      return clientSecretPage(reply, consoleRequest(request), client, secret, deps.connections.issuer(), true);
     });
 
     app.post('/console/admin/clients/:client_id/delete', async (request, reply) => {

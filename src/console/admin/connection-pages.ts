@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import type { IdentityConnection } from '../../store/connections/store.ts';
 import type { Identity } from '../../store/identities/store.ts';
+import { timestamp } from '../cells.ts';
 import type { ConsoleRequest } from '../context.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';
-import { timestamp } from './cells.ts';
 import { ONE_TIME_WARNING, oneTimeSecret } from './one-time-secret.ts';
 import { type Cursors, pager, withQuery } from './paging.ts';
 

@@ -8,10 +8,10 @@ import type { IdentityConnection } from '../../store/connections/store.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
+import { checkBody, formRefusalOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { connectionPage, connectionsPage, emptyConnectionForm, type IdentityList, type NewConnectionForm, scimTokenPage } from './connection-pages.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
-import { checkBody, formRefusalOf } from './refusals.ts';
 
 const IDENTITIES_PER_PAGE = 25;
 const notices: Record<string, string> = { created: 'Connection created.', deleted: 'Connection deleted, with its identities.' };

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../html.ts';
 
 /**
@@ -13,8 +12,3 @@ export function oneTimeSecret(id: string, label: string, secret: string): Html {
 
 export const ONE_TIME_WARNING = html`<div class="notice" role="status"><p><strong>Copy the secret now: this is the only time it is shown.</strong>
 Tessera keeps only its hash, so nobody can show it again; if it is lost, rotate it.</p></div>`;
-
-/** The service's address as this request reached it, for copyable examples. */
-export function serviceOrigin(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}

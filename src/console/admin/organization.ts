@@ -4,10 +4,10 @@ import { ConfigPatch, changeOrganizationConfig } from '../../routes/organization
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
+import { checkBody, FormRefusal, formRefusalOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { formLines, formNumber } from './form-values.ts';
 import { type SettingsForm, settingsFormOf, settingsPage } from './organization-pages.ts';
-import { checkBody, FormRefusal, formRefusalOf } from './refusals.ts';
 
 const notices: Record<string, string> = { saved: 'Settings saved.' };
 const noticeOf = (request: FastifyRequest) => noticeFrom(notices, request.query);

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { type Person, type PersonRole, personRoles } from '../../store/types.ts';
+import { handlesText, listText, timestamp } from '../cells.ts';
 import type { ConsoleRequest } from '../context.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';
-import { handlesText, listText, timestamp } from './cells.ts';
 import { type Cursors, pager, withQuery } from './paging.ts';
 
 export interface NewPersonForm {

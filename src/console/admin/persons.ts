@@ -5,10 +5,10 @@ import type { Handle, Person, PersonRole } from '../../store/types.ts';
 import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field, fields } from '../form-body.ts';
+import { checkBody, FormRefusal, formRefusalOf, problemsOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
 import { emptyPersonForm, type NewPersonForm, personPage, personsPage } from './person-pages.ts';
-import { checkBody, FormRefusal, formRefusalOf, problemsOf } from './refusals.ts';
 
 const notices: Record<string, string> = {
   created: 'Person created.',

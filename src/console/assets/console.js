@@ -44,6 +44,7 @@ function passkeySignIn() {
       const ceremony = await postJson('/console/sign-in/passkey/options', { organization, email }, csrf);
       const response = await window.SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: ceremony.options });
       const done = await postJson('/console/sign-in/passkey', { organization, challenge_id: ceremony.challenge_id, response }, csrf);
+      if (typeof done.location !== 'string') throw new Error('The console did not say where to go next; reload the page.');
       window.location.assign(done.location);
     } catch (error) {
       showError(errorBox, error);
@@ -69,6 +70,7 @@ function passkeyRegistration() {
       const ceremony = await postJson('/console/security/passkeys/options', {}, csrf);
       const response = await window.SimpleWebAuthnBrowser.startRegistration({ optionsJSON: ceremony.options });
       const done = await postJson('/console/security/passkeys', { challenge_id: ceremony.challenge_id, response, ...(label ? { label } : {}) }, csrf);
+      if (typeof done.location !== 'string') throw new Error('The console did not say where to go next; reload the page.');
       window.location.assign(done.location);
     } catch (error) {
       showError(errorBox, error);

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { totpCredentialType } from '../../credentials/totp/index.ts';
 import type { Credential } from '../../store/credentials/store.ts';
+import { timestamp } from '../cells.ts';
 import type { ConsoleRequest } from '../context.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, renderPage } from '../layout.ts';
@@ -14,11 +15,9 @@ export interface SecurityView {
   passkeysEnabled: boolean;
 }
 
-/** A moment as people read it (UTC, to the minute), machine-readable in `datetime`; "never" for none. */
+/** A moment as the tables show it; "never" for none. */
 export function when(at: number | null): Html {
-  if (at === null) return html`never`;
-  const iso = new Date(at).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return at === null ? html`never` : timestamp(at);
 }
 
 function passkeySection(ctx: ConsoleRequest, view: SecurityView): Html {

@@ -7,7 +7,8 @@ export async function organizationNamed(store: OrganizationStore, text: string, 
   const name = text.trim();
   if (name === '') throw invalidField(field, 'is required: the name or id of your organisation');
   if (name.length > 100) throw invalidField(field, 'must be at most 100 characters');
-  const org = name.startsWith('org_') ? await store.getOrganization(name) : await store.getOrganizationByName(name);
+  // An id first when it looks like one, then the name: an organisation may be named org_… too.
+  const org = (name.startsWith('org_') ? await store.getOrganization(name) : undefined) ?? (await store.getOrganizationByName(name));
   if (!org) throw invalidField(field, 'no organisation has this name or id');
   return org;
 }

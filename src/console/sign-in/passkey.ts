@@ -38,7 +38,7 @@ export function passkeySignInRoutes(deps: ConsoleDeps) {
       const org = await organizationNamed(deps.store, body.organization);
       const onRefused = (reason: string) => request.log.info({ reason }, 'console passkey assertion refused');
       const { personId, amr } = await (await login()).authenticateWithPasskey(deps.webauthn, org, body, onRefused);
-      await consolePersonOf(deps, org, personId);
+      await consolePersonOf(deps, org, personId, 'webauthn');
       await deps.sessions.begin(reply, consoleRequest(request).state, { orgId: org.id, personId, stage: 'signed_in', amr: [...amr] });
       return { location: SIGNED_IN_HOME };
     });

@@ -56,7 +56,7 @@ export function signInRoutes(deps: ConsoleDeps) {
         } finally {
           leave();
         }
-        await consolePersonOf(deps, org, personId);
+        await consolePersonOf(deps, org, personId, 'password');
         const hasTotp = (await store.listCredentialsOfType(org.id, personId, 'totp')).length > 0;
         await sessions.begin(reply, ctx.state, {
           orgId: org.id,

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { DirectoryIdentity } from '../../connections/identity-directory.ts';
 import type { IdentityConnection } from '../../store/connections/store.ts';
 import type { ConsoleRequest } from '../context.ts';
-import { type Html, html } from '../html.ts';
+import { html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';
 
 export interface FindForm {
@@ -120,12 +120,12 @@ const outcomes: Record<Outcome, { title: string; status: number; text: string; o
 };
 
 /** The end of a verification, in plain words. */
-export function outcomePage(reply: FastifyReply, ctx: ConsoleRequest, outcome: Outcome, detail?: Html) {
+export function outcomePage(reply: FastifyReply, ctx: ConsoleRequest, outcome: Outcome) {
   const o = outcomes[outcome];
   return renderPage(reply, ctx, {
     title: o.title,
     status: o.status,
-    body: html`<div class="${o.ok ? 'outcome-ok' : 'error'}" role="${o.ok ? 'status' : 'alert'}"><p>${o.text}</p>${detail}</div>
+    body: html`<div class="${o.ok ? 'outcome-ok' : 'error'}" role="${o.ok ? 'status' : 'alert'}"><p>${o.text}</p></div>
 <p><a href="/console/verify">Verify another caller</a></p>`,
   });
 }

@@ -2,24 +2,29 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import type { IdentityConnection } from '../../store/connections/store.ts';
-import { MAX_WRONG_CODES, type Operator, type VerificationCaller } from '../../verification/deps.ts';
+import { MAX_WRONG_CODES } from '../../verification/deps.ts';
+import { findIdentity } from '../../verification/find.ts';
 import { initiateVerification } from '../../verification/initiate.ts';
-import { isVerifier } from '../../verification/operator.ts';
+import { type HelpdeskOperator, helpdeskOperator } from '../../verification/operator.ts';
+import { InitiateBody } from '../../verification/schemas.ts';
 import { verifyCode } from '../../verification/verify.ts';
 import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
+import { checkBody, FormRefusal, formRefusalOf } from '../form-refusals.ts';
 import { codeEntryPage, type FindForm, findPage, foundPage, outcomePage } from './pages.ts';
 
 /** The signed-in verifier, as the helpdesk core names its caller and operator (design §6: helpdesk_session). */
-function verifierOf(request: FastifyRequest): SignedIn & { caller: VerificationCaller; operator: Operator } {
+function verifierOf(request: FastifyRequest): SignedIn & HelpdeskOperator {
   const who = signedIn(request, 'verifier');
-  const email = who.person.handles.find((h) => h.type === 'email_address')?.value;
-  if (!isVerifier(who.person) || email === undefined) throw new ApiError('FORBIDDEN', 'console: verifying needs the verifier role and an email handle');
-  return { ...who, caller: { door: 'helpdesk', personId: who.person.id }, operator: { email, assertion: 'helpdesk_session' } };
+  return { ...who, ...helpdeskOperator(who.person, 'console') };
 }
 
-const ID = /^[A-Za-z0-9_.:@-]{1,255}$/;
+/** A refusal the verifier can act on from the form (404 nobody there, 429 with when to retry), beside the 400s and 409s formRefusalOf takes. */
+function asRefusal(error: unknown): FormRefusal | undefined {
+  if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 429)) return undefined;
+  return new FormRefusal(error.status, [error.message.replace(/^body\./, '')]);
+}
 
 /** Verify a caller: find → send → the code they read out → the outcome. Each step is the helpdesk core, audited with the verifier as operator. */
 export function verifyRoutes(deps: ConsoleDeps) {
@@ -27,10 +32,9 @@ export function verifyRoutes(deps: ConsoleDeps) {
   const connectionsOf = async (orgId: string): Promise<IdentityConnection[]> =>
     (await store.listConnections(orgId, pageRequest('connections', { limit: 100 }))).items;
 
-  const findAgain = async (request: FastifyRequest, reply: FastifyReply, form: FindForm, error: ApiError) => {
+  const findAgain = async (request: FastifyRequest, reply: FastifyReply, form: FindForm, refusal: FormRefusal) => {
     const who = signedIn(request);
-    reply.headers(error.headers);
-    return findPage(reply, consoleRequest(request), await connectionsOf(who.org.id), form, [error.message], error.status);
+    return findPage(reply, consoleRequest(request), await connectionsOf(who.org.id), form, refusal.messages, refusal.status);
   };
 
   return async (app: FastifyInstance) => {
@@ -40,7 +44,7 @@ export function verifyRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/verify/find', async (request, reply) => {
-      const { org } = verifierOf(request);
+      const { org, caller, operatorId } = verifierOf(request);
       const form = {
         connectionId: field(request.body, 'connection_id'),
         email: field(request.body, 'email').trim(),
@@ -50,15 +54,12 @@ export function verifyRoutes(deps: ConsoleDeps) {
         const connection = await store.getConnection(org.id, form.connectionId);
         if (!connection) throw new ApiError('INVALID_FIELD', 'connection_id: choose one of the directories listed');
         if ((form.email === '') === (form.identityId === '')) throw new ApiError('INVALID_FIELD', 'email or identity_id: fill in exactly one of the two');
-        if (form.identityId !== '' && !ID.test(form.identityId)) throw new ApiError('INVALID_FIELD', 'identity_id: must be 1 to 255 letters, digits or ._:@-');
-        const by = form.email !== '' ? { email: form.email } : { identityId: form.identityId };
-        const identity = await verification.directory.lookup(org.id, connection.id, by);
-        if (!identity?.active || !identity.email) {
-          throw new ApiError('NOT_FOUND', `${form.email !== '' ? 'email' : 'identity_id'}: no active identity with an email address in this directory`);
-        }
-        return foundPage(reply, consoleRequest(request), connection, identity);
+        const body = { connection_id: connection.id, ...(form.email !== '' ? { email: form.email } : { identity_id: form.identityId }) };
+        checkBody(InitiateBody, body);
+        return foundPage(reply, consoleRequest(request), connection, await findIdentity(verification, org, caller, operatorId, body));
       } catch (error) {
-        if (error instanceof ApiError && error.status < 500) return findAgain(request, reply, form, error);
+        const refusal = formRefusalOf(error) ?? asRefusal(error);
+        if (refusal) return findAgain(request, reply, form, refusal);
         throw error;
       }
     });
@@ -67,11 +68,12 @@ export function verifyRoutes(deps: ConsoleDeps) {
       const { org, caller } = verifierOf(request);
       const body = { connection_id: field(request.body, 'connection_id'), identity_id: field(request.body, 'identity_id') };
       try {
+        checkBody(InitiateBody, body);
         const { verification_id } = await initiateVerification(verification, org, caller, body);
         return seeOther(reply, `/console/verify/${verification_id}`);
       } catch (error) {
-        if (error instanceof ApiError && error.status < 500)
-          return findAgain(request, reply, { connectionId: body.connection_id, email: '', identityId: body.identity_id }, error);
+        const refusal = formRefusalOf(error) ?? asRefusal(error);
+        if (refusal) return findAgain(request, reply, { connectionId: body.connection_id, email: '', identityId: body.identity_id }, refusal);
         throw error;
       }
     });
@@ -84,7 +86,7 @@ export function verifyRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/verify/:verification_id', async (request, reply) => {
-      const { org, caller, operator, person } = verifierOf(request);
+      const { org, caller, operator, operatorId } = verifierOf(request);
       const ctx = consoleRequest(request);
       const id = (request.params as { verification_id: string }).verification_id;
       const open = await store.getEmailVerification(org.id, id);
@@ -99,7 +101,7 @@ export function verifyRoutes(deps: ConsoleDeps) {
           caller,
           operator,
           { verification_id: id, code, connection_id: open.connectionId },
-          async () => person.id,
+          async () => operatorId,
         );
         if (verified) return outcomePage(reply, ctx, 'verified');
         const after = await store.getEmailVerification(org.id, id);

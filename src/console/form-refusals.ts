@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { TSchema } from 'typebox';
-import { toErrorResponse } from '../../http/error-handler.ts';
-import { describeValidationErrors, validatorCompiler } from '../../http/validation.ts';
+import { toErrorResponse } from '../http/error-handler.ts';
+import { describeValidationErrors, validatorCompiler } from '../http/validation.ts';
 
 /** What a person can correct on the form itself: the form is shown again with these, and this status. */
 export class FormRefusal extends Error {

@@ -1,5 +1,5 @@
-import type { Handle } from '../../store/types.ts';
-import { type Html, html } from '../html.ts';
+import type { Handle } from '../store/types.ts';
+import { type Html, html } from './html.ts';
 
 /** A moment as a table shows it: to the minute (or second) in UTC, the exact instant in the datetime attribute. */
 export function timestamp(ms: number, precision: 'minute' | 'second' = 'minute'): Html {

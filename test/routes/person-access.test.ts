@@ -70,7 +70,7 @@ for (const backend of backends()) {
       assert.equal((await patch(person.id, { console: true })).status, 200);
       const after = await agent.get('/console/verify');
       assert.equal(after.status, 303);
-      assert.equal(after.location, '/console/sign-in');
+      assert.equal(after.location, '/console/sign-in?notice=expired');
     });
   });
 }

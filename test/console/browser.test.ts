@@ -166,6 +166,35 @@ describe('The console in a real browser', () => {
     );
   });
 
+  it('refuses a form whose CSRF token was taken out of the page, and changes nothing', async () => {
+    await page.goto(`${base}/console/admin/api-keys`);
+    const before = (await h.t.call('GET', '/organizations/api-keys', { as: h.org })).body.result.length;
+    await page.type('form[action="/console/admin/api-keys"] input[name=name]', 'planted');
+    await page.$eval('form[action="/console/admin/api-keys"] input[name=_csrf]', (input) => (input as any).remove());
+    const answer = await Promise.all([page.waitForNavigation(), page.click('form[action="/console/admin/api-keys"] button[type=submit]')]);
+    assert.equal(answer[0]?.status(), 403);
+    await waitForText(page, 'is missing or does not belong to this browser');
+    await accessible('error page');
+    assert.equal((await h.t.call('GET', '/organizations/api-keys', { as: h.org })).body.result.length, before, 'no key was made');
+  });
+
+  it('does not let a person outside the console sign in, in another browser context', async () => {
+    const outsider = await consolePerson(h.t, h.org, { console: false });
+    const context = await browser.createBrowserContext();
+    try {
+      const other = await context.newPage();
+      await other.goto(`${base}/console/sign-in?org=${h.org.orgId}`);
+      await other.type('#email', outsider.email);
+      await other.type('#password', outsider.password);
+      const [answer] = await Promise.all([other.waitForNavigation(), other.click('#sign-in button[type=submit]')]);
+      assert.equal(answer?.status(), 403);
+      await waitForText(other, "only members of the organisation's console may sign in");
+      assert.equal((await other.goto(`${base}/console/verify`))?.url(), `${base}/console/sign-in`);
+    } finally {
+      await context.close();
+    }
+  });
+
   const OTHER_PAGES = [
     '/console/admin',
     '/console/admin/persons',
@@ -216,6 +245,7 @@ describe('The console in a real browser', () => {
   it('scanned every page it visited', () => {
     const expected = [
       'authenticator app set-up',
+      'error page',
       'my security',
       'sign-in',
       'verify: code entry',

@@ -18,13 +18,25 @@ export interface DocsDemo {
   close(): Promise<void>;
 }
 
-/** A port that was free a moment ago: for the examples' own servers (bundle server, second gateway). */
+/**
+ * A port that was free a moment ago, for the examples' own servers (bundle server, second
+ * gateway), which start seconds later. Drawn below the kernel's ephemeral range (32768 and up on
+ * Linux), where every port-0 listener of the other test files lands, so none of them can take
+ * it in between (regression: a docs gateway found its port taken by another file's server).
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
 }
 
 const portOf = (url: string): number => Number(new URL(url).port);

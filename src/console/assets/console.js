@@ -29,54 +29,59 @@ function showError(box, error) {
   box.focus();
 }
 
+/**
+ * One WebAuthn ceremony from a button: options from the console, the browser's ceremony, the
+ * answer back, then on to the page the console names. Failures show in #passkey-error.
+ */
+async function ceremony(button, { optionsUrl, optionsBody, run, finishUrl, finishBody, csrf }) {
+  const errorBox = document.getElementById('passkey-error');
+  if (errorBox) errorBox.hidden = true;
+  button.disabled = true;
+  try {
+    const started = await postJson(optionsUrl, optionsBody, csrf);
+    const response = await run({ optionsJSON: started.options });
+    const done = await postJson(finishUrl, { challenge_id: started.challenge_id, response, ...finishBody }, csrf);
+    if (typeof done.location !== 'string') throw new Error('The console did not say where to go next; reload the page.');
+    window.location.assign(done.location);
+  } catch (error) {
+    showError(errorBox, error);
+  } finally {
+    button.disabled = false;
+  }
+}
+
 function passkeySignIn() {
   const button = document.getElementById('passkey-sign-in');
   const form = document.getElementById('sign-in');
   if (!button || !form || !window.SimpleWebAuthnBrowser) return;
-  button.addEventListener('click', async () => {
-    const errorBox = document.getElementById('passkey-error');
-    if (errorBox) errorBox.hidden = true;
+  button.addEventListener('click', () => {
     const organization = form.elements.organization.value;
-    const email = form.elements.email.value;
-    const csrf = form.dataset.csrf;
-    button.disabled = true;
-    try {
-      const ceremony = await postJson('/console/sign-in/passkey/options', { organization, email }, csrf);
-      const response = await window.SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: ceremony.options });
-      const done = await postJson('/console/sign-in/passkey', { organization, challenge_id: ceremony.challenge_id, response }, csrf);
-      if (typeof done.location !== 'string') throw new Error('The console did not say where to go next; reload the page.');
-      window.location.assign(done.location);
-    } catch (error) {
-      showError(errorBox, error);
-    } finally {
-      button.disabled = false;
-    }
+    return ceremony(button, {
+      optionsUrl: '/console/sign-in/passkey/options',
+      optionsBody: { organization, email: form.elements.email.value },
+      run: window.SimpleWebAuthnBrowser.startAuthentication,
+      finishUrl: '/console/sign-in/passkey',
+      finishBody: { organization },
+      csrf: form.dataset.csrf,
+    });
   });
 }
 
 function passkeyRegistration() {
   const form = document.getElementById('passkey-register');
   if (!form || !window.SimpleWebAuthnBrowser) return;
-  form.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const errorBox = document.getElementById('passkey-error');
-    if (errorBox) errorBox.hidden = true;
-    const csrf = form.dataset.csrf;
     // The API takes a label of 1 to 100 characters, or none: an empty field is none.
     const label = form.elements.label.value.trim();
-    const button = form.querySelector('button');
-    button.disabled = true;
-    try {
-      const ceremony = await postJson('/console/security/passkeys/options', {}, csrf);
-      const response = await window.SimpleWebAuthnBrowser.startRegistration({ optionsJSON: ceremony.options });
-      const done = await postJson('/console/security/passkeys', { challenge_id: ceremony.challenge_id, response, ...(label ? { label } : {}) }, csrf);
-      if (typeof done.location !== 'string') throw new Error('The console did not say where to go next; reload the page.');
-      window.location.assign(done.location);
-    } catch (error) {
-      showError(errorBox, error);
-    } finally {
-      button.disabled = false;
-    }
+    return ceremony(form.querySelector('button'), {
+      optionsUrl: '/console/security/passkeys/options',
+      optionsBody: {},
+      run: window.SimpleWebAuthnBrowser.startRegistration,
+      finishUrl: '/console/security/passkeys',
+      finishBody: label ? { label } : {},
+      csrf: form.dataset.csrf,
+    });
   });
 }
 

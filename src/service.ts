@@ -5,6 +5,7 @@ import { credentialTypes } from './credentials/registry.ts';
 import type { Mailer } from './email/mailer.ts';
 import { openMailer } from './email/open-mailer.ts';
 import { buildApp } from './http/app.ts';
+import { closeGracefully } from './http/graceful-close.ts';
 import { KeyRing } from './oauth/keys/key-ring.ts';
 import { purgeExpiredTokens } from './oauth/tokens/purge.ts';
 import { openStore } from './store/open-store.ts';
@@ -43,7 +44,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // With port 0 the address is known only once listening; nothing is served before that.
     let issuer = config.issuer ?? '';
     let opened: Mailer | undefined;
+    let stopping = false;
     app = await buildApp({
+      stopping: () => stopping,
       store,
       config,
       keys,
@@ -77,8 +80,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       issuer,
       mailer,
       async close() {
+        stopping = true;
         stopPurge();
-        await running.close();
+        const { cut } = await closeGracefully(running, config.shutdown);
+        if (cut) running.log.warn(`requests still in flight after TESSERA_SHUTDOWN_TIMEOUT (${config.shutdown.timeoutMs / 1000} s) were cut`);
         await mailer.close();
         await store.close();
       },

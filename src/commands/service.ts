@@ -24,6 +24,8 @@ ${DATABASE_ENVIRONMENT}
   TESSERA_LOG_LEVEL           fatal … trace, silent (default info)
   TESSERA_BODY_LIMIT          largest request body in bytes (default 65536)
   TESSERA_WORKERS             processes on the one port: 1 to 64, or auto (default 1)
+  TESSERA_SHUTDOWN_DELAY      seconds to serve on after SIGTERM with /readyz failing (default 0)
+  TESSERA_SHUTDOWN_TIMEOUT    seconds requests in flight get to finish after that (default 10)
 `,
   async run(args) {
     const options = parseOptions('service', args, {});

@@ -39,6 +39,8 @@ export const serviceVariables = {
     pattern: '^smtps?://[^\\s]{1,2048}$',
   },
   TESSERA_SMTP_FROM: { default: undefined, rule: 'an email address', pattern: '^.{3,254}$' },
+  TESSERA_SHUTDOWN_DELAY: { default: '0', rule: 'seconds from 0 to 300', pattern: '^(0|[1-9][0-9]{0,2})$' },
+  TESSERA_SHUTDOWN_TIMEOUT: { default: '10', rule: 'seconds from 1 to 300', pattern: '^[1-9][0-9]{0,2}$' },
   TESSERA_SMTP_TIMEOUT: { default: '10000', rule: 'milliseconds from 100 to 120000', pattern: '^[1-9][0-9]{2,5}$' },
 } as const satisfies Record<string, { default: string | undefined; rule: string; pattern: string }>;
 
@@ -74,6 +76,8 @@ export interface ServiceConfig {
   smtpFrom: string | undefined;
   /** Bound on sending one email, in milliseconds. */
   smtpTimeoutMs: number;
+  /** On SIGTERM: how long to serve on with /readyz failing, then how long requests in flight get. */
+  shutdown: { delayMs: number; timeoutMs: number };
 }
 
 /** A configuration that cannot start; the message names every variable at fault. */
@@ -126,6 +130,10 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   }
   const smtpTimeoutMs = Number(read('TESSERA_SMTP_TIMEOUT'));
   if (smtpTimeoutMs > 120_000) problems.push(`TESSERA_SMTP_TIMEOUT: must be ${serviceVariables.TESSERA_SMTP_TIMEOUT.rule}`);
+  const shutdown = { delayMs: Number(read('TESSERA_SHUTDOWN_DELAY')) * 1000, timeoutMs: Number(read('TESSERA_SHUTDOWN_TIMEOUT')) * 1000 };
+  for (const [name, ms] of [['TESSERA_SHUTDOWN_DELAY', shutdown.delayMs] as const, ['TESSERA_SHUTDOWN_TIMEOUT', shutdown.timeoutMs] as const]) {
+    if (ms > 300_000) problems.push(`${name}: must be ${serviceVariables[name].rule}`);
+  }
   const warnings: string[] = [];
   let secret = values.TESSERA_SECRET;
   if (!secret && !dev) problems.push('TESSERA_SECRET: is required (at least 32 characters) unless TESSERA_DEV=1');
@@ -152,6 +160,7 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
       smtpUrl: values.TESSERA_SMTP_URL,
       smtpFrom: values.TESSERA_SMTP_FROM,
       smtpTimeoutMs,
+      shutdown,
     },
     warnings,
   };

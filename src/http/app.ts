@@ -48,6 +48,8 @@ export interface AppOptions {
   openMailer?: (log: FastifyBaseLogger) => Mailer | Promise<Mailer>;
   /** The credential types offered; by default those of src/credentials/registry.ts. */
   credentialTypes?: readonly CredentialType[];
+  /** True once the instance was told to stop (/readyz fails from then on); never, by default. */
+  stopping?: () => boolean;
 }
 
 /** Headers that carry credentials: redacted should any log line ever include headers. */
@@ -61,6 +63,7 @@ export async function buildApp({
   now = Date.now,
   credentialTypes = registeredCredentialTypes,
   openMailer = (log) => logMailer({ log, from: DEVELOPMENT_FROM }),
+  stopping = () => false,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
@@ -87,7 +90,7 @@ export async function buildApp({
 
   const openapi = openapiDocument(app);
 
-  await app.register(opsRoutes(store, registry, openapi));
+  await app.register(opsRoutes({ store, keys, stopping }, registry, openapi));
   await app.register(organizationRoutes(store, { dev: config.dev }));
   await app.register(personRoutes(store));
   await app.register(oauthClientRoutes(store));

@@ -297,6 +297,9 @@ const sources: readonly MigrationSource[] = [
   },
 ];
 
+/** The schema version this Tessera brings its database to; /readyz compares the database's. */
+export const LATEST_SCHEMA_VERSION = Math.max(...sources.map((source) => source.version));
+
 export function migrationsFor(dialect: Dialect): Migration[] {
   return sources.map(({ version, name, statements }) => ({
     version,

@@ -53,6 +53,10 @@ function connection(db: SqlDriver): StoreConnection {
     async ping() {
       await db.all('SELECT 1 AS ok');
     },
+    async schemaVersion() {
+      const [row] = await db.all<{ version: number | string | null }>('SELECT MAX(version) AS version FROM schema_migrations');
+      return Number(row?.version ?? 0);
+    },
     close: () => db.close(),
   };
 }

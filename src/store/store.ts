@@ -21,6 +21,8 @@ export interface StoreConnection {
   readonly dialect: 'sqlite' | 'postgres';
   /** Cheap round trip for health checks. */
   ping(): Promise<void>;
+  /** The newest migration applied to the database: one round trip, for readiness. */
+  schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
 

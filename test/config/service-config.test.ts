@@ -26,6 +26,7 @@ describe('Service configuration', () => {
       smtpUrl: undefined,
       smtpFrom: undefined,
       smtpTimeoutMs: 10000,
+      shutdown: { delayMs: 0, timeoutMs: 10_000 },
     });
     assert.deepEqual(warnings, []);
   });
@@ -127,6 +128,14 @@ describe('Service configuration', () => {
     assert.throws(() => smtp({ TESSERA_SMTP_FROM: 'Tessera <t@example.org>' }), /TESSERA_SMTP_FROM: must be an email address/);
     assert.throws(() => smtp({ TESSERA_SMTP_TIMEOUT: '99' }), /TESSERA_SMTP_TIMEOUT: must be milliseconds from 100 to 120000/);
     assert.throws(() => smtp({ TESSERA_SMTP_TIMEOUT: '120001' }), /TESSERA_SMTP_TIMEOUT/);
+  });
+
+  it('reads the shutdown delay and drain timeout in seconds, naming the variable and rule when out of range', () => {
+    const load = (env: Record<string, string>) => loadServiceConfig({ TESSERA_SECRET: SECRET, ...env }).config.shutdown;
+    assert.deepEqual(load({ TESSERA_SHUTDOWN_DELAY: '15', TESSERA_SHUTDOWN_TIMEOUT: '30' }), { delayMs: 15_000, timeoutMs: 30_000 });
+    assert.throws(() => load({ TESSERA_SHUTDOWN_DELAY: '301' }), /TESSERA_SHUTDOWN_DELAY: must be seconds from 0 to 300/);
+    assert.throws(() => load({ TESSERA_SHUTDOWN_TIMEOUT: '0' }), /TESSERA_SHUTDOWN_TIMEOUT: must be seconds from 1 to 300/);
+    assert.throws(() => load({ TESSERA_SHUTDOWN_TIMEOUT: '10s' }), /TESSERA_SHUTDOWN_TIMEOUT: must be seconds from 1 to 300/);
   });
 
   it('never quotes the SMTP password in a configuration error', () => {

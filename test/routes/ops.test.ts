@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -11,10 +12,19 @@ for (const backend of backends()) {
     });
     after(() => t.close());
 
-    it('reports health with the database it reached', async () => {
+    it('answers liveness without database work', async () => {
       const response = await t.call('GET', '/healthz');
       assert.equal(response.status, 200);
-      assert.deepEqual(response.body, { result: { status: 'ok', database: backend.name } });
+      assert.deepEqual(response.body, { result: { status: 'ok' } });
+    });
+
+    it('reports readiness with the database, its schema version and the signing key', async () => {
+      const response = await t.call('GET', '/readyz');
+      assert.equal(response.status, 200);
+      const jwks = (await t.call('GET', '/.well-known/jwks.json')).body as { keys: { kid: string }[] };
+      assert.deepEqual(response.body, {
+        result: { status: 'ready', database: backend.name, schema_version: LATEST_SCHEMA_VERSION, signing_key: jwks.keys[0]!.kid },
+      });
     });
 
     it('exposes Prometheus metrics labelled by route template, not raw URL', async () => {
@@ -63,6 +73,7 @@ describe('OpenAPI document', () => {
       'GET /persons/{person_id}',
       'GET /persons/{person_id}/authn-attempts',
       'GET /persons/{person_id}/credentials',
+      'GET /readyz',
       'PATCH /organizations/config',
       'PATCH /persons/{person_id}',
       'POST /authn/password',

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { StoreConnection } from '../../src/store/store.ts';
 import { backends } from '../helpers/backends.ts';
@@ -12,6 +13,10 @@ contractOnEveryBackend<StoreConnection>('Store connection', (t) => {
   it('reports its dialect and answers a ping', async () => {
     assert.equal(t.store.dialect, t.backend.name);
     await t.store.ping();
+  });
+
+  it('reports the schema version its migrations brought it to', async () => {
+    assert.equal(await t.store.schemaVersion(), LATEST_SCHEMA_VERSION);
   });
 });
 
@@ -53,3 +58,22 @@ describe('Store shutdown', () => {
     await assert.rejects(store.getOrganization(o.id), (e: unknown) => (e as Error).name === 'StorageUnavailableError');
   });
 });
+
+// Replicas share PostgreSQL; several processes opening one SQLite file together are
+// sqlite-open-together.test.ts's (two connections in one thread would block each other).
+const postgres = backends().find((b) => b.name === 'postgres');
+if (postgres) {
+  describe('Migrations on postgres, two replicas at once', () => {
+    it('are applied by one of two replicas starting at once; the other waits, then finds them done', async () => {
+      const database = await postgres.fresh();
+      const replicas = await Promise.all([openStore(database.url), openStore(database.url)]);
+      try {
+        assert.deepEqual(replicas.map((r) => r.migrated.length).sort(), [0, LATEST_SCHEMA_VERSION], 'one replica applied every migration, the other none');
+        for (const { store } of replicas) assert.equal(await store.schemaVersion(), LATEST_SCHEMA_VERSION);
+      } finally {
+        for (const { store } of replicas) await store.close();
+        await database.drop();
+      }
+    });
+  });
+}

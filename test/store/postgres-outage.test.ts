@@ -37,7 +37,7 @@ class Relay {
 const postgres = backends().find((b) => b.name === 'postgres');
 if (postgres) {
   describe('PostgreSQL going away and coming back', () => {
-    it('answers 503 STORAGE_UNAVAILABLE while it is down, writes nothing, and recovers by itself', async () => {
+    it('answers 503 STORAGE_UNAVAILABLE (and /readyz 503) while it is down, writes nothing, and recovers by itself', async () => {
       const database = await postgres.fresh();
       const url = new URL(database.url);
       const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
@@ -52,7 +52,6 @@ if (postgres) {
         for (const [method, path, body] of [
           ['GET', '/persons', undefined],
           ['POST', '/persons', { handles: [{ type: 'email_address', value: 'lost@example.com' }] }],
-          ['GET', '/healthz', undefined],
         ] as const) {
           const response = await t.call(method, path, { as: org, body });
           assert.equal(response.status, 503, `${method} ${path}`);
@@ -60,7 +59,14 @@ if (postgres) {
           assert.equal(response.headers.get('retry-after'), '1');
         }
 
+        const ready = await t.call('GET', '/readyz');
+        assert.equal(ready.status, 503);
+        assert.deepEqual(errorCodes(ready.body), ['SERVICE_NOT_READY']);
+        assert.match(ready.body.errors[0].message, /the database cannot be reached/);
+        assert.equal((await t.call('GET', '/healthz')).status, 200, 'alive: a database outage must not get every replica restarted');
+
         await relay.up();
+        assert.equal((await t.call('GET', '/readyz')).status, 200);
         const after = await t.call('GET', '/persons', { as: org });
         assert.equal(after.status, 200);
         assert.equal(after.body.meta.cursor_pagination.total_count, 0, 'the write during the outage left nothing');

@@ -9,7 +9,7 @@ import type { SigningKey } from '../../store/types.ts';
 export const SIGNING_ALG = 'ES256';
 
 /** How long a replica may keep signing with a key another replica has just rotated away. */
-const RELOAD_INTERVAL_MS = 30_000;
+export const RELOAD_INTERVAL_MS = 30_000;
 /** Unknown kids trigger a reload at most this often, so forged kids cannot hammer the database. */
 const UNKNOWN_KID_COOLDOWN_MS = 5_000;
 

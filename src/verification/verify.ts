@@ -86,9 +86,11 @@ export async function verifyCode(
   const taken = await store.takeEmailVerificationAttemptIf(org.id, verification.id, now(), MAX_WRONG_CODES);
   if (!taken.taken) {
     const current = await store.getEmailVerification(org.id, verification.id);
-    const exhausted =
-      current !== undefined && (current.closedReason === 'too_many_attempts' || (current.state === 'open' && current.attempts >= MAX_WRONG_CODES));
-    return exhausted ? refuse(tooManyWrongCodes(), 'too_many_attempts', verification) : refuse(noOpenVerification(), 'no_longer_open', verification);
+    if (current?.closedReason === 'too_many_attempts') return refuse(tooManyWrongCodes(), 'too_many_attempts', verification);
+    // Still open with every attempt taken: verifies in flight hold them, and none has been
+    // judged wrong five times, so "closed after five wrong codes" would not be true.
+    if (current?.state === 'open') return refuse(attemptsInFlight(), 'too_many_attempts', verification);
+    return refuse(noOpenVerification(), 'no_longer_open', verification);
   }
   if (!hasher.codeMatches(verification.id, body.code, verification.codeHash)) {
     const last = taken.attempts >= MAX_WRONG_CODES;
@@ -141,6 +143,13 @@ function identityNotVerifiable(): ApiError {
 
 function tooManyWrongCodes(): ApiError {
   return new ApiError('TOO_MANY_VERIFICATION_ATTEMPTS', `verification: closed after ${MAX_WRONG_CODES} wrong codes; initiate a new one`);
+}
+
+function attemptsInFlight(): ApiError {
+  return new ApiError(
+    'TOO_MANY_VERIFICATION_ATTEMPTS',
+    `verification: all ${MAX_WRONG_CODES} attempts are taken by verifies still in progress; initiate a new one if none of them succeeds`,
+  );
 }
 
 function retryAfter(retryAfterMs: number): { seconds: number; headers: Record<string, string> } {

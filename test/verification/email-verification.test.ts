@@ -115,6 +115,10 @@ for (const backend of backends()) {
           answers.every((a) => (a.status === 200 && a.body.result.verified) || a.status === 404 || a.status === 429),
           JSON.stringify(answers.map((a) => a.status)),
         );
+        // Regression (found by the replica suite): a 429 here said "closed after 5 wrong codes", though none was wrong.
+        for (const refused of answers.filter((a) => a.status === 429 && a.body.errors[0].code === 'TOO_MANY_VERIFICATION_ATTEMPTS')) {
+          assert.match(refused.body.errors[0].message, /all 5 attempts are taken by verifies still in progress/);
+        }
       });
 
       it(`${doorName}: bad bodies are 400s naming the field`, async () => {

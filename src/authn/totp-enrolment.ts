@@ -1,4 +1,4 @@
-import { createPersonCredential } from '../credentials/create-credential.ts';
+import { checkCredentialLabel, createPersonCredential } from '../credentials/create-credential.ts';
 import type { CredentialTypeContext } from '../credentials/credential-type.ts';
 import { newEnrolment, recoveryCodes, totpCredentialType, verifyTotp } from '../credentials/totp/index.ts';
 import { newId } from '../crypto/ids.ts';
@@ -39,6 +39,7 @@ export async function startTotpEnrolment(
   label: string | null,
   { store, context, now }: TotpEnrolmentDeps,
 ): Promise<StartedEnrolment> {
+  checkCredentialLabel(label);
   const at = now();
   await store.purgeExpiredTotpEnrolments(at);
   const { secret, keyUri } = newEnrolment(org.name, accountName(person.handles[0]?.value, person.id));

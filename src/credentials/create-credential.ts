@@ -1,10 +1,12 @@
 import { handleCounterSubjects } from '../authn/attempt-subject.ts';
 import { newId } from '../crypto/ids.ts';
+import { invalidField } from '../errors/api-error.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
+import { unsafeCharacterProblem } from '../validation/unsafe-characters.ts';
 import type { CredentialTypeName, PreparedCredential } from './credential-type.ts';
 
 export interface NewCredential {
@@ -16,6 +18,17 @@ export interface NewCredential {
   /** What the `credential.created` audit event says besides the person, the id and the type. */
   audit: Record<string, unknown>;
   at: number;
+}
+
+/**
+ * Refuses a label (shown back, stored as text) with a control, format, unassigned or private-use
+ * character or an unpaired surrogate: PostgreSQL cannot store a NUL at all (the insert failed, a
+ * 500), and invisible characters would make two labels look alike. Called before anything is
+ * stored or spent.
+ */
+export function checkCredentialLabel(label: string | null | undefined): void {
+  const problem = label === null || label === undefined ? undefined : unsafeCharacterProblem(label);
+  if (problem) throw invalidField('body.label', problem);
 }
 
 /**

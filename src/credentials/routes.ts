@@ -10,7 +10,7 @@ import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
-import { createPersonCredential } from './create-credential.ts';
+import { checkCredentialLabel, createPersonCredential } from './create-credential.ts';
 import type { CredentialType, CredentialTypeContext } from './credential-type.ts';
 import { deletePersonCredential } from './delete-credential.ts';
 import { credentialBodyValidator, credentialRequestSchema, credentialViewSchema } from './routes-schemas.ts';
@@ -66,6 +66,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
         const { org, key } = tenantOf(request);
         const personId = request.params.person_id;
         const body = request.body as CreateBody;
+        checkCredentialLabel(body.label);
         if (!(await store.getPerson(org.id, personId))) throw personNotFound();
         // The body validator admitted only registered types.
         const type = byName.get(body.type) as CredentialType;

@@ -1,5 +1,5 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
-import { createPersonCredential } from '../../credentials/create-credential.ts';
+import { checkCredentialLabel, createPersonCredential } from '../../credentials/create-credential.ts';
 import { readStoredPublicKeyParams, registrationOptions, verifyRegistration } from '../../credentials/public-key/index.ts';
 import { ApiError, invalidField, personNotFound } from '../../errors/api-error.ts';
 import type { Credential } from '../../store/credentials/store.ts';
@@ -58,6 +58,7 @@ export async function finishRegistration(
 ): Promise<Credential> {
   const { store, now } = deps;
   const relyingParty = relyingPartyOf(org);
+  checkCredentialLabel(body.label);
   // A person token may spend only its own person's challenge; the store leaves another person's
   // in place and answers it as unknown, so a leaked challenge_id cannot burn someone's ceremony.
   const ownPerson = caller.kind === 'person' ? caller.personId : undefined;

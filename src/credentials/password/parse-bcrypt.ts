@@ -14,7 +14,8 @@ const refuse = (rule: string) => invalidField(PASSWORD_HASH_FIELD, rule);
  * part after the first `$`, already checked to be `[a-z0-9]` and to start with 2.
  */
 export function parseBcrypt(version: string, parts: string[]): BcryptHash {
-  if (!isBcryptVersion(version)) throw refuse(`bcrypt version ${version} is not one of ${BCRYPT_VERSIONS.join(', ')}`);
+  // Named only when as short as a real version: a longer one may be a plain-text password that starts with $2.
+  if (!isBcryptVersion(version)) throw refuse(`bcrypt version ${version.length <= 2 ? `${version} ` : ''}is not one of ${BCRYPT_VERSIONS.join(', ')}`);
   if (parts.length < 4) throw refuse(`is a truncated bcrypt hash: expected ${SHAPE}`);
   if (parts.length > 4) throw refuse(`has more $-separated parts than a bcrypt hash: expected ${SHAPE}`);
   const [, , costText, body] = parts as [string, string, string, string];

@@ -18,7 +18,8 @@ const refuse = (rule: string) => invalidField(PASSWORD_HASH_FIELD, rule);
  * `digest` is the version part after `pbkdf2-`, already checked to be `[a-z0-9]`.
  */
 export function parsePbkdf2(digest: string, parts: string[]): Pbkdf2Hash {
-  if (!isDigest(digest)) throw refuse(`pbkdf2 digest ${digest} is not one of ${PBKDF2_DIGESTS.join(', ')}`);
+  // Named only when as short as a digest name: a longer one may be a plain-text password.
+  if (!isDigest(digest)) throw refuse(`pbkdf2 digest ${digest.length <= 6 ? `${digest} ` : ''}is not one of ${PBKDF2_DIGESTS.join(', ')}`);
   if (parts.length < 5) throw refuse(`is a truncated pbkdf2 hash: expected ${SHAPE}`);
   if (parts.length > 5) throw refuse(`has more $-separated parts than a pbkdf2 hash: expected ${SHAPE}`);
   const [, , costText, saltText, hashText] = parts as [string, string, string, string, string];

@@ -1,0 +1,138 @@
+import { isoCBOR } from '@simplewebauthn/server/helpers';
+import fc from 'fast-check';
+import { encodeCbor } from '../../../src/dev/cose-encoding.ts';
+import { bytesEditor } from './fuzz-support.ts';
+
+/**
+ * Edits of the software authenticator's answers (@simplewebauthn/browser's JSON), made during a
+ * run because each answer signs a fresh challenge. Each edit has a name for the failure message.
+ */
+
+export type CredentialJson = Record<string, any>;
+export interface Edit {
+  name: string;
+  apply(response: CredentialJson): CredentialJson;
+}
+
+const decode = (text: string) => Uint8Array.from(Buffer.from(text, 'base64url'));
+const encode = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+/** A value that is surely not `old`: `value`, or `value` made different when it happens to equal it. */
+const other = (old: unknown, value: unknown) => (JSON.stringify(old) === JSON.stringify(value) ? `${String(value)}~` : value);
+
+/** Bytes of a member of `response.response`, edited. */
+function bytesOf(field: string): fc.Arbitrary<Edit> {
+  return bytesEditor.map((edit) => ({
+    name: `${field} bytes edited`,
+    apply(r) {
+      const copy = structuredClone(r);
+      copy.response[field] = encode(edit(decode(copy.response[field])));
+      return copy;
+    },
+  }));
+}
+
+/** clientDataJSON with one member set to another JSON value (it still parses). */
+function clientDataMember(members: string[]): fc.Arbitrary<Edit> {
+  return fc.tuple(fc.constantFrom(...members), fc.jsonValue({ maxDepth: 1 })).map(([member, value]) => ({
+    name: `clientDataJSON.${member} set to ${JSON.stringify(value)}`,
+    apply(r) {
+      const copy = structuredClone(r);
+      const data = JSON.parse(Buffer.from(copy.response.clientDataJSON, 'base64url').toString('utf8'));
+      data[member] = other(data[member], value);
+      copy.response.clientDataJSON = Buffer.from(JSON.stringify(data)).toString('base64url');
+      return copy;
+    },
+  }));
+}
+
+const someId = fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), fc.uint8Array({ minLength: 16, maxLength: 64 }).map(encode));
+
+/** Changes to what an assertion's signature covers, to the credential it names, or to its user handle. */
+export const assertionForgeries: fc.Arbitrary<Edit> = fc.oneof(
+  bytesOf('authenticatorData'),
+  bytesOf('clientDataJSON'),
+  bytesOf('signature'),
+  clientDataMember(['type', 'challenge', 'origin', 'crossOrigin', 'tokenBinding']),
+  fc.tuple(someId, fc.boolean()).map(
+    ([id, both]): Edit => ({
+      name: `id${both ? ' and rawId' : ''} set to ${id}`,
+      apply: (r) => ({ ...r, id: other(r.id, id), ...(both ? { rawId: other(r.id, id) } : {}) }),
+    }),
+  ),
+  someId.map(
+    (handle): Edit => ({
+      name: `userHandle set to ${handle}`,
+      apply: (r) => ({ ...r, response: { ...r.response, userHandle: other(r.response.userHandle, handle) } }),
+    }),
+  ),
+);
+
+const PATHS = [
+  'id',
+  'rawId',
+  'type',
+  'response',
+  'response.clientDataJSON',
+  'response.authenticatorData',
+  'response.signature',
+  'response.userHandle',
+  'response.attestationObject',
+  'response.transports',
+  'clientExtensionResults',
+  'authenticatorAttachment',
+  'added',
+];
+const jsonish = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.uint8Array({ maxLength: 40 }).map(encode));
+const operation = fc.tuple(fc.constantFrom(...PATHS), fc.option(jsonish, { freq: 4 }));
+
+/** One to three members set to any JSON value or removed (null), anywhere in the answer. */
+export const structuralEdits: fc.Arbitrary<Edit> = fc.array(operation, { minLength: 1, maxLength: 3 }).map((operations) => ({
+  name: operations.map(([path, value]) => (value === null ? `delete ${path}` : `${path} = ${JSON.stringify(value)}`)).join('; '),
+  apply(r) {
+    const copy = structuredClone(r);
+    for (const [path, value] of operations) {
+      const [outer, inner] = path.split('.') as [string, string | undefined];
+      const holder = inner === undefined ? copy : copy.response;
+      if (typeof holder !== 'object' || holder === null || Array.isArray(holder)) continue;
+      const key = inner ?? outer;
+      if (value === null) delete holder[key];
+      else holder[key] = value;
+    }
+    return copy;
+  },
+}));
+
+/** The authenticator data inside a registration's attestationObject, edited. */
+function authData(name: string, edit: (bytes: Uint8Array) => Uint8Array): Edit {
+  return {
+    name,
+    apply(r) {
+      const copy = structuredClone(r);
+      const object = isoCBOR.decodeFirst<Map<string, unknown>>(decode(copy.response.attestationObject));
+      object.set('authData', edit(object.get('authData') as Uint8Array));
+      copy.response.attestationObject = encode(encodeCbor(object));
+      return copy;
+    },
+  };
+}
+
+const flip = (at: number, bit: number) => (bytes: Uint8Array) => Uint8Array.from(bytes, (byte, i) => (i === at ? byte ^ (1 << bit) : byte));
+const FLAG_BYTE = 32;
+
+/** What a registration without a signature ("none" attestation) still binds: the challenge, origin, type, RP id, UP and UV. */
+export const registrationForgeries: fc.Arbitrary<Edit> = fc.oneof(
+  clientDataMember(['type', 'challenge', 'origin']),
+  fc
+    .tuple(fc.integer({ min: 0, max: 31 }), fc.integer({ min: 0, max: 7 }))
+    .map(([at, bit]) => authData(`rpIdHash byte ${at} bit ${bit} flipped`, flip(at, bit))),
+  fc.constantFrom(0, 2).map((bit) => authData(`flag ${bit === 0 ? 'UP' : 'UV'} cleared`, flip(FLAG_BYTE, bit))),
+);
+
+/** Anything: structural edits, byte edits of either encoded member, or of the authenticator data. */
+export const registrationEdits: fc.Arbitrary<Edit> = fc.oneof(
+  structuralEdits,
+  bytesOf('clientDataJSON'),
+  bytesOf('attestationObject'),
+  bytesEditor.map((edit) => authData('authData bytes edited', edit)),
+  registrationForgeries,
+);

@@ -57,7 +57,7 @@ function endOfJson(text: string, start: number): number | undefined {
 const PREFIXES = 'org|per|cli|key|evt|tat|tsk|tsi|tcs|crd|con|idn|tscim|evf';
 const ID_PREFIX = new RegExp(`^(Bearer )?(${PREFIXES})_`);
 /** Keys whose values are new on every run whatever they look like. */
-const VOLATILE_KEYS = new Set(['kid', 'jti', 'x', 'y', 'next_cursor', 'prev_cursor', 'last_cursor']);
+const VOLATILE_KEYS = new Set(['kid', 'signing_key', 'jti', 'x', 'y', 'next_cursor', 'prev_cursor', 'last_cursor']);
 /** Seconds since the epoch: only the type is compared. */
 const TIME_KEYS = new Set(['exp', 'iat', 'nbf']);
 /** Lifetimes counted down from a token minted earlier in the run: the doc's run took longer or shorter. */

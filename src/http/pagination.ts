@@ -36,7 +36,8 @@ function decode(list: string, cursor: string): PagePosition {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== list || typeof parsed[2] !== 'string') {
+  // No id holds U+0000 (PostgreSQL could not even compare one that did): such a cursor was forged.
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== list || typeof parsed[2] !== 'string' || parsed[2].includes('\u0000')) {
     throw new ApiError('INVALID_CURSOR', `query.cursor: is not a cursor of this list (${list}); use the cursors the previous page returned`);
   }
   const [, direction, id] = parsed as [string, string, string];

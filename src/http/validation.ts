@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { unsafeCharacterProblem } from '../validation/unsafe-characters.ts';
 
 // ajv-formats ships CommonJS with a default export that TypeScript sees one level deep.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -14,7 +15,47 @@ const strict = addFormats(new Ajv({ allErrors: true, coerceTypes: false, removeA
 const coercing = addFormats(new Ajv({ allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false }));
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strict : coercing).compile(schema) as ValidateFunction;
+  refusingNul((httpPart === 'body' ? strict : coercing).compile(schema));
+
+/** Worded as the fields with a character rule of their own (handles, labels) word it for U+0000. */
+const NUL_MESSAGE = unsafeCharacterProblem('\u0000')!;
+
+/**
+ * A value that passed the schema is also refused when a string or a member name in it holds
+ * U+0000: PostgreSQL text and JSONB cannot store that character, so it would fail there (a 500)
+ * while SQLite stored it. No field of the API has a use for it.
+ */
+function refusingNul(validate: ValidateFunction): ValidateFunction {
+  const check = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    if (!validate(data, context)) {
+      check.errors = validate.errors;
+      return false;
+    }
+    const at = nulAt(data);
+    check.errors = at === undefined ? null : [{ keyword: 'nul', instancePath: at, schemaPath: '#', params: {}, message: NUL_MESSAGE }];
+    return at === undefined;
+  }) as ValidateFunction;
+  // fastify passes the parent along only to validators that carry ajv's schemaEnv.
+  return Object.assign(check, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+}
+
+/** The JSON pointer of the first string or member name holding U+0000, if any. */
+export function nulAt(root: unknown): string | undefined {
+  const pending: [unknown, string][] = [[root, '']];
+  while (pending.length > 0) {
+    const [value, pointer] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return pointer;
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, member] of Object.entries(value)) {
+        const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        if (key.includes('\u0000')) return at;
+        pending.push([member, at]);
+      }
+    }
+  }
+  return undefined;
+}
 
 const partNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 

@@ -39,7 +39,8 @@ export async function authenticateClient(store: Store, authorization: string | u
   } else {
     return undefined;
   }
-  const found = id && id.length <= 64 ? await store.findClientWithConfig(id) : undefined;
+  // An id with U+0000 names no client (and PostgreSQL could not even look it up).
+  const found = id && id.length <= 64 && !id.includes('\u0000') ? await store.findClientWithConfig(id) : undefined;
   if (!found || !secret || !sameHash(found.client.secretHash, hashSecret(secret))) {
     throw oauthError('invalid_client', 'client authentication failed', { attemptedClient: found && { id: found.client.id, orgId: found.client.orgId } });
   }

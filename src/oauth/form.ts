@@ -16,6 +16,9 @@ export class OAuthParams {
     for (const [name, value] of params) {
       if (++count > MAX_PARAMETERS) throw oauthError('invalid_request', `the request has more than ${MAX_PARAMETERS} parameters`);
       if (value.length > MAX_VALUE_LENGTH) throw oauthError('invalid_request', `parameter ${name} is longer than ${MAX_VALUE_LENGTH} characters`);
+      // PostgreSQL cannot hold U+0000 in text: a client id or scope with it would fail there (500).
+      if (name.includes('\u0000') || value.includes('\u0000'))
+        throw oauthError('invalid_request', `parameter ${name} must not contain the NUL character (U+0000)`);
       // Checked before empty values are dropped: `a=&a=x` would otherwise let a proxy and this
       // server each read a different copy of the same parameter.
       if (seen.has(name) && !REPEATABLE.has(name)) throw oauthError('invalid_request', `parameter ${name} must not be repeated`);

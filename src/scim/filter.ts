@@ -42,6 +42,13 @@ export function tokenize(filter: string): string[] {
 
 /** A comparison value: a JSON string, or Entra's unquoted form (`externalId eq jyoung`, fixtures E10). */
 export function comparisonValue(token: string): string {
+  const value = decodedValue(token);
+  // No stored value holds U+0000 (PostgreSQL cannot): a filter asking for one is refused, not sent.
+  if (value.includes('\u0000')) throw invalid('a value must not contain the NUL character (U+0000)');
+  return value;
+}
+
+function decodedValue(token: string): string {
   if (token.startsWith('"')) {
     try {
       const value: unknown = JSON.parse(token);

@@ -1,3 +1,4 @@
+import { nulAt } from '../http/validation.ts';
 import type { Identity } from '../store/identities/store.ts';
 import { canonicalEmailAddress, emailAddressProblem, isEmailAddress } from '../validation/email.ts';
 import { ScimError } from './errors.ts';
@@ -35,6 +36,9 @@ type Attributes = Record<string, unknown>;
  */
 export function normaliseUser(body: unknown): Attributes {
   if (!isObject(body)) throw new ScimError('invalidSyntax', 'body: must be a JSON object (a SCIM User resource)');
+  // PostgreSQL's text and JSONB cannot hold U+0000 (it would fail there, a 500, where SQLite stored it).
+  const nul = nulAt(body);
+  if (nul !== undefined) throw new ScimError('invalidValue', `${attributePath(nul)}: must not contain the NUL character (U+0000)`);
   if ('schemas' in body && (!Array.isArray(body.schemas) || !body.schemas.every((s) => typeof s === 'string'))) {
     throw new ScimError('invalidSyntax', 'schemas: must be an array of schema URNs');
   }
@@ -166,6 +170,15 @@ function complex(at: string, value: Attributes, subs: readonly AttributeDef[]): 
   return out;
 }
 
+/** `/emails/0/value` as SCIM names it: `emails[0].value`. */
+function attributePath(pointer: string): string {
+  const segments = pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return segments.reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s), '');
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -188,7 +201,10 @@ export function identityFields(attributes: Attributes): Pick<Identity, 'userName
 
 /** The User as GET answers it: id and meta added, schemas listed from what it holds. */
 export function presentUser(identity: Identity, baseUrl: string): Attributes {
-  const extensions = Object.keys(identity.attributes).filter((key) => key.startsWith('urn:'));
+  // Sorted: PostgreSQL's JSONB does not keep member order, so a User read back would list them otherwise than the write's answer did.
+  const extensions = Object.keys(identity.attributes)
+    .filter((key) => key.startsWith('urn:'))
+    .sort();
   return {
     schemas: [USER_SCHEMA, ...extensions],
     id: identity.id,

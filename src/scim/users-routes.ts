@@ -35,6 +35,11 @@ export function usersRoutes(app: FastifyInstance, { store, now, baseUrl, connect
       ...extra,
     });
   const notFound = (id: string) => new ScimError('notFound', `Users/${id}: no user of this connection has this id`);
+  // No id holds U+0000, and PostgreSQL cannot even compare one that does: such an id names no user.
+  app.addHook('preHandler', async (request) => {
+    const { id } = request.params as { id?: string };
+    if (id?.includes('\u0000')) throw notFound(id);
+  });
 
   app.post('/Users', hide, async (request, reply) => {
     const c = connectionOf(request);

@@ -38,13 +38,26 @@ export interface GatewayConfig {
   /** In execution order (the order of N). */
   plugins: PluginConfig[];
   requests: RequestPolicy;
+  /** On SIGTERM: how long to proxy on with /readyz failing, then how long requests in flight get. */
+  shutdown: { delayMs: number; timeoutMs: number };
   /** How the operator names the two ports (`GATEWAY_PORT`, or `port` in a file), for a port-in-use message. */
   keys: { port: string; adminPort: string };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** Single-valued top-level settings: `GATEWAY_<KEY>` in the environment, `<key>` in a file. */
-export const TOP_LEVEL_KEYS = ['port', 'admin_port', 'host', 'default_target', 'upstream_timeout', 'log_level', 'workers', ...REQUEST_POLICY_KEYS] as const;
+export const TOP_LEVEL_KEYS = [
+  'port',
+  'admin_port',
+  'host',
+  'default_target',
+  'upstream_timeout',
+  'log_level',
+  'workers',
+  'shutdown_delay',
+  'shutdown_timeout',
+  ...REQUEST_POLICY_KEYS,
+] as const;
 
 export const gatewayDefaults = Object.freeze({
   port: 8000,
@@ -53,7 +66,11 @@ export const gatewayDefaults = Object.freeze({
   upstreamTimeoutMs: 30_000,
   logLevel: 'info' as const,
   workers: 1,
+  shutdownDelayMs: 0,
+  shutdownTimeoutMs: 10_000,
 });
+
+const MAX_SHUTDOWN_MS = 300_000;
 
 type Tree = Record<string, unknown>;
 
@@ -83,7 +100,9 @@ export function environmentTree(env: Record<string, string | undefined>, unknown
       // Arrays are FIELD_0, FIELD_1, …; a known field name wins over a numeric suffix.
       const item = /^(.+)_(\d+)$/.exec(field);
       if (item && !FIELD_NAMES.includes(field as never) && FIELD_NAMES.includes(item[1] as never)) {
-        ((params[item[1]!] ??= []) as string[])[Number(item[2])] = value;
+        const list = (params[item[1]!] ??= []);
+        // Beside `_AUDIENCE` itself (a string, refused as not a list), the items have nowhere to go.
+        if (Array.isArray(list)) list[Number(item[2])] = value;
       } else params[field] = value;
     } else unknown.push(name);
   }
@@ -128,16 +147,23 @@ export function loadGatewayConfig(options: { env?: Record<string, string | undef
 function numbered(value: unknown, name: string): [number, unknown][] {
   if (value === undefined) return [];
   if (Array.isArray(value)) return value.map((item, n) => [n, item]);
-  if (typeof value === 'object' && value !== null)
+  // A map only as the environment (or a file merged with it) numbers entries: N => item.
+  if (typeof value === 'object' && value !== null && Object.keys(value).every((n) => /^\d+$/.test(n)))
     return Object.entries(value)
       .map(([n, item]) => [Number(n), item] as [number, unknown])
       .sort((a, b) => a[0] - b[0]);
   throw new GatewayConfigError(name, 'must be a list');
 }
 
+/** A setting of one value: a file's list or map, or an empty value, would otherwise be read as its text ("a,b", "null"). */
+function refuseNonScalar(value: unknown, name: string): void {
+  if (typeof value === 'object') throw new GatewayConfigError(name, 'must be a single value, not empty, a list or a map');
+}
+
 export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   for (const name of Object.keys(tree)) {
     if (![...TOP_LEVEL_KEYS, 'urls', 'plugins'].includes(name as never)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
+    if (name !== 'trusted_proxies' && name !== 'urls' && name !== 'plugins') refuseNonScalar(tree[name], key([name]));
   }
   const port = readPort(tree.port, gatewayDefaults.port, key(['port']));
   const adminPort = readPort(tree.admin_port, gatewayDefaults.adminPort, key(['admin_port']));
@@ -164,6 +190,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     for (const name of Object.keys(entry)) {
       if (!['type', 'id', 'enabled', 'parameters'].includes(name))
         throw new GatewayConfigError(key(['plugins', n, name]), 'is not a plugin setting (type, id, enabled, parameters)');
+      if (name !== 'parameters') refuseNonScalar(entry[name], key(['plugins', n, name]));
     }
     if (entry.type !== 'token-exchange') throw new GatewayConfigError(key(['plugins', n, 'type']), 'must be token-exchange');
     const id = String(entry.id ?? `token-exchange-${n}`).toLowerCase();
@@ -182,6 +209,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   const urls: UrlRule[] = [];
   for (const [i, raw] of numbered(tree.urls, key(['urls']))) {
     const entry = objectAt(raw, key(['urls', i]));
+    for (const name of ['pattern', 'target'] as const) if (name in entry) refuseNonScalar(entry[name], key(['urls', i, name]));
     const pattern = String(entry.pattern ?? '');
     if (!/^[a-z0-9*.-]+(:(\d{1,5}|\*))?\/\S*$/i.test(pattern))
       throw new GatewayConfigError(key(['urls', i, 'pattern']), 'must be host[:port]/path, with * as a wildcard (e.g. api.example.com/orders/*)');
@@ -197,8 +225,34 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   }
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
   const requests = readRequestPolicy(tree, key);
+  const shutdown = {
+    delayMs: readShutdownDuration(tree.shutdown_delay, gatewayDefaults.shutdownDelayMs, key(['shutdown_delay']), true),
+    timeoutMs: readShutdownDuration(tree.shutdown_timeout, gatewayDefaults.shutdownTimeoutMs, key(['shutdown_timeout']), false),
+  };
   const keys = { port: key(['port']), adminPort: key(['admin_port']) };
-  return { port, adminPort, host, ...(defaultTarget ? { defaultTarget } : {}), upstreamTimeoutMs, logLevel, workers, urls, plugins, requests, keys };
+  return {
+    port,
+    adminPort,
+    host,
+    ...(defaultTarget ? { defaultTarget } : {}),
+    upstreamTimeoutMs,
+    logLevel,
+    workers,
+    urls,
+    plugins,
+    requests,
+    shutdown,
+    keys,
+  };
+}
+
+function readShutdownDuration(value: unknown, fallback: number, name: string, zeroAllowed: boolean): number {
+  if (value === undefined) return fallback;
+  if (zeroAllowed && String(value).trim() === '0') return 0;
+  const ms = parseDuration(String(value));
+  if (ms === undefined || ms > MAX_SHUTDOWN_MS)
+    throw new GatewayConfigError(name, `must be a duration such as 500ms, 5s or 1m, at most 5m${zeroAllowed ? ', or 0' : ''}`);
+  return ms;
 }
 
 function objectAt(value: unknown, name: string): Tree {

@@ -16,7 +16,8 @@ const byIndex = (value: unknown): unknown => (Array.isArray(value) && value.some
 export function mergeSources(file: Tree, env: Tree): { tree: Tree; key: KeyNamer } {
   const fromEnv = new Set<string>();
   const merge = (base: unknown, over: unknown, path: string[]): unknown => {
-    const left = byIndex(base);
+    // Only `urls` and `plugins` are numbered; a list elsewhere (parameters: […]) is a value the environment replaces.
+    const left = path.length === 1 && (path[0] === 'urls' || path[0] === 'plugins') ? byIndex(base) : base;
     if (!isMap(over) || !isMap(left)) {
       fromEnv.add(path.join('.'));
       return over;
@@ -32,5 +33,7 @@ export function mergeSources(file: Tree, env: Tree): { tree: Tree; key: KeyNamer
     return value;
   };
   const tree = merge(file, env, []) as Tree;
-  return { tree, key: (path) => (fromEnv.has(path.map(String).join('.')) ? envKey(path) : fileKey(path)) };
+  // Below a key the environment gave (a required key missing there, too) everything is the environment's.
+  const cameFromEnv = (path: readonly (string | number)[]) => path.some((_, i) => fromEnv.has(path.slice(0, i + 1).join('.')));
+  return { tree, key: (path) => (cameFromEnv(path) ? envKey(path) : fileKey(path)) };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerOnSocket } from '../../http/socket-answer.ts';
 import { GatewayError, type GatewayErrorCode, gatewayErrorBody } from './gateway-error.ts';
@@ -20,4 +21,13 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     const refusal = new GatewayError(...(KNOWN[error.code ?? ''] ?? ['GATEWAY_MALFORMED_REQUEST', 'the request is not valid HTTP/1.1']));
     return { status: refusal.status, body: gatewayErrorBody(refusal), headers: { 'x-request-id': randomUUID() } };
   });
+}
+
+/**
+ * CONNECT asks for a tunnel, which the gateway does not open; without this Node would drop the
+ * connection unanswered. Its target (host:port) is neither a path nor an http(s) URL.
+ */
+export function refuseConnect(_request: IncomingMessage, socket: Socket): void {
+  const refusal = new GatewayError('GATEWAY_BAD_REQUEST_TARGET', 'CONNECT is not supported: the gateway opens no tunnels');
+  answerOnSocket(socket, new Error('CONNECT'), () => ({ status: refusal.status, body: gatewayErrorBody(refusal), headers: { 'x-request-id': randomUUID() } }));
 }

@@ -24,6 +24,13 @@ export function readInbound(request: IncomingMessage, policy: RequestPolicy): In
   if (countHeader(request, 'authorization') > 1)
     throw new GatewayError('GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
   if (countHeader(request, 'host') > 1) throw new GatewayError('GATEWAY_DUPLICATE_HOST', 'the request carries more than one Host header (RFC 9112 §3.2)');
+  if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor === 1)
+    throw new GatewayError('GATEWAY_BAD_HOST', 'an HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)');
+  // RFC 9112 §6.1: without chunked last, the body has no knowable length. Node's parser refuses
+  // this only after handing the request over, so it would reach the upstream all the same.
+  const coding = request.headers['transfer-encoding'];
+  if (coding !== undefined && !/(^|,)[ \t]*chunked[ \t]*$/i.test(coding))
+    throw new GatewayError('GATEWAY_MALFORMED_REQUEST', 'the request is not valid HTTP/1.1: its Transfer-Encoding does not end in chunked');
   const target = parseRequestTarget(request.url ?? '/', policy.path);
   const headerHost = request.headers.host === undefined ? undefined : parseHost(request.headers.host);
   let host = headerHost ?? { host: '', port: undefined };

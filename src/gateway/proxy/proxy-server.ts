@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { requestIdOf } from '../request-id.ts';
-import { answerClientError } from './client-errors.ts';
+import { answerClientError, refuseConnect } from './client-errors.ts';
 import { forward } from './forward.ts';
 import { setForwardingHeaders } from './forwarding.ts';
 import { GatewayError, gatewayErrorBody } from './gateway-error.ts';
@@ -26,6 +26,8 @@ export interface RequestPlugin {
   enabled: boolean;
   /** Rewrites ctx.headers, or throws a GatewayError that answers the request. */
   run(context: PluginContext): Promise<void>;
+  /** Why the plugin cannot do its work now (its actor source fails), or undefined when it can. */
+  unready?(): Promise<string | undefined>;
   close?(): Promise<void>;
 }
 
@@ -36,7 +38,7 @@ export interface RunningGateway {
 }
 
 export interface GatewayOptions {
-  /** What `/readyz` reports; without it the gateway is ready once it listens. */
+  /** What `/readyz` reports besides the plugins' own checks (the start-up check of their clients). */
   readiness?: () => { ready: boolean; reasons: string[] };
 }
 
@@ -50,6 +52,9 @@ export async function startGateway(
   const router = new Router(config.urls, config.defaultTarget);
   const pools = new Map<string, Pool>();
   const metrics = new GatewayMetrics();
+  // Stopping: /readyz fails so load balancers move away, requests are still proxied.
+  // Closing (shutdown_delay later): the ports stop accepting and new requests are refused.
+  let stopping = false;
   let closing = false;
   const pool = (origin: string) => {
     let existing = pools.get(origin);
@@ -68,7 +73,8 @@ export async function startGateway(
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse, requestId: string): Promise<number> {
-    if (closing) throw new GatewayError('GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry');
+    if (closing)
+      throw new GatewayError('GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry', { headers: { connection: 'close', 'retry-after': '1' } });
     const inbound = readInbound(request, config.requests);
     const match = router.route(inbound.host, inbound.target.path, inbound.defaultPort);
     if (!match) throw new GatewayError('GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
@@ -102,6 +108,8 @@ export async function startGateway(
       headersTimeout,
       requestTimeout: Math.max(300_000, headersTimeout),
       connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 10)),
+      // readInbound refuses a missing Host itself: Node's own 400 has no envelope and no X-Request-Id.
+      requireHostHeader: false,
     },
     (request, response) => {
       const started = performance.now();
@@ -130,6 +138,9 @@ export async function startGateway(
   );
   server.maxHeadersCount = config.requests.maxHeaders;
   server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
+  // RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; Node's own 417 has no envelope.
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   const admin = createServer((request, response) => {
     if (request.url === '/readyz') return void answerReadiness(response);
     if (request.url === '/healthz')
@@ -142,10 +153,17 @@ export async function startGateway(
       .end(gatewayErrorBody(new GatewayError('GATEWAY_NO_ROUTE', 'the admin port serves /healthz, /readyz and /metrics')));
   });
   // Liveness (/healthz) says the process works; readiness says it can do its job now.
-  const answerReadiness = (response: ServerResponse) => {
-    const { ready, reasons } = closing ? { ready: false, reasons: ['the gateway is shutting down'] } : (options.readiness?.() ?? { ready: true, reasons: [] });
-    const result = ready ? { status: 'ready' } : { status: closing ? 'stopping' : 'not_ready', reasons };
+  const answerReadiness = async (response: ServerResponse) => {
+    const { ready, reasons } = stopping ? { ready: false, reasons: ['the gateway is shutting down'] } : await readiness();
+    const result = ready ? { status: 'ready' } : { status: stopping ? 'stopping' : 'not_ready', reasons };
     response.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ result }));
+  };
+  const readiness = async () => {
+    const startup = options.readiness?.() ?? { ready: true, reasons: [] };
+    // A plugin whose client the start-up check still waits for would only repeat its reason.
+    if (!startup.ready) return startup;
+    const reasons = (await Promise.all(plugins.map((plugin) => plugin.unready?.()))).filter((reason) => reason !== undefined);
+    return { ready: reasons.length === 0, reasons };
   };
   const listen = (s: Server, port: number) =>
     new Promise<number>((resolve, reject) => {
@@ -161,12 +179,34 @@ export async function startGateway(
     url: `http://${host}:${port}`,
     adminUrl: `http://${host}:${adminPort}`,
     async close() {
+      stopping = true;
+      const { delayMs, timeoutMs } = config.shutdown;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       closing = true;
-      await new Promise((resolve) => server.close(resolve));
-      server.closeAllConnections();
+      if (!(await drain(server, timeoutMs))) log.warn(`requests still in flight after shutdown_timeout (${timeoutMs} ms) were cut`);
+      admin.closeAllConnections();
       await new Promise((resolve) => admin.close(resolve));
       await Promise.all([...pools.values()].map((p) => p.close()));
       await Promise.all(plugins.map((p) => p.close?.()));
     },
   };
+}
+
+/**
+ * Stops accepting and waits for the requests in flight, closing each keep-alive connection
+ * once it is idle; after `timeoutMs` cuts what is left. Resolves false when it had to cut.
+ */
+async function drain(server: Server, timeoutMs: number): Promise<boolean> {
+  let cut = false;
+  const closed = new Promise((resolve) => server.close(resolve));
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  const deadline = setTimeout(() => {
+    cut = true;
+    server.closeAllConnections();
+  }, timeoutMs);
+  server.closeIdleConnections();
+  await closed;
+  clearInterval(idleSweep);
+  clearTimeout(deadline);
+  return !cut;
 }

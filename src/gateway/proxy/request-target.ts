@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { GatewayError } from './gateway-error.ts';
 
 /**
@@ -126,7 +127,10 @@ export function parseHost(value: string): HostAndPort {
   // RFC 9112 §3.2: an empty Host is allowed; it matches only host patterns of `*`.
   if (value === '') return { host: '', port: undefined };
   const match = HOST_PORT.exec(value);
-  if (!match || Number(match[2] ?? 0) > 65_535) throw new GatewayError('GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
+  // The brackets hold an IPv6 address (RFC 3986 §3.2.2), not any run of hex digits, colons and dots (`[..]`).
+  const literal = match?.[1]?.startsWith('[') ? match[1].slice(1, -1) : undefined;
+  const badLiteral = literal !== undefined && !isIPv6(literal);
+  if (!match || badLiteral || Number(match[2] ?? 0) > 65_535) throw new GatewayError('GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
   const host = match[1]!.toLowerCase().replace(/\.$/, '');
   return { host, port: match[2] };
 }

@@ -88,6 +88,15 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
     id,
     enabled,
     close: async () => (source as { close?: () => void } | undefined)?.close?.(),
+    // Asking the source is the check: it answers from its cache while its token is valid, so
+    // a probe costs nothing then, and when the token is due it proves the source still works.
+    async unready() {
+      if (!source) return undefined;
+      return source.actor().then(
+        () => undefined,
+        (error: Error) => `plugin "${id}": ${error.message}`,
+      );
+    },
     async run({ headers }: PluginContext) {
       const subject = requireToken(headers, subjectAt, 'subject');
       let actor: ActorToken;

@@ -207,7 +207,8 @@ function convert(raw: unknown, kind: Kind, name: string): unknown {
     throw new GatewayConfigError(name, rule);
   };
   if (kind === 'list' || kind === 'uri-list') {
-    const items = Array.isArray(raw) ? raw : fail('must be a list');
+    // Spread, so a hole (`_AUDIENCE_1` without `_AUDIENCE_0`) is an item of its own, refused below.
+    const items = Array.isArray(raw) ? [...(raw as unknown[])] : fail('must be a list');
     return items.map((item, j) => {
       if (typeof item !== 'string' || item === '') return fail(`item ${j} must be a non-empty string`);
       if (kind === 'uri-list' && (!URL.canParse(item) || item.includes('#'))) return fail(`item ${j} must be an absolute URI without a fragment (RFC 8707)`);

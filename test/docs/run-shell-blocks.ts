@@ -59,7 +59,9 @@ export async function runShellBlocks(doc: string, blocks: DocBlock[], demo: Docs
       const exit = exitLine.exec(printed);
       if (exit) done(Number(exit[1]));
     });
-    bash.once('exit', () => done(exitLine.test(printed) ? Number(exitLine.exec(printed)![1]) : -1));
+    // 'close', not 'exit': a process can exit before its last output is read, and the exit line
+    // would then be missed (seen under load as "exit status -1" for a block that had succeeded).
+    bash.once('close', () => done(exitLine.test(printed) ? Number(exitLine.exec(printed)![1]) : -1));
   });
   try {
     process.kill(-bash.pid!, 'SIGTERM');

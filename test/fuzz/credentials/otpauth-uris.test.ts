@@ -161,6 +161,12 @@ for (const backend of backends()) {
       fc.record({ codes: fc.uniqueArray(validCode, { maxLength: 4 }), total: fc.oneof(fc.integer({ min: -3, max: 103 }), fc.double(), fc.constant('1')) }),
     );
 
+    it('regression: a total of -0 (sent as 0 in JSON) is imported as 0', async () => {
+      const response = await create({ key_uri: SEED_URI, recovery_codes_total: -0, unused_recovery_codes: [] });
+      assert.equal(response.status, 201, JSON.stringify(response.body));
+      assert.deepEqual(response.body.result.params, { recovery_codes_total: 0, recovery_codes_unused: 0 });
+    });
+
     it('imports recovery codes exactly when each follows the documented rule and they differ; a refusal names the field', async () => {
       await fc.assert(
         fc.asyncProperty(scenarios, async ({ codes, total }) => {
@@ -171,7 +177,8 @@ for (const backend of backends()) {
           const totalValid = Number.isInteger(total) && (total as number) >= codes.length && (total as number) <= 100;
           if (codesValid && totalValid) {
             assert.equal(response.status, 201, JSON.stringify(response.body));
-            assert.deepEqual(response.body.result.params, { recovery_codes_total: total, recovery_codes_unused: codes.length });
+            // JSON has no -0: a total of -0 arrives, and is stored, as 0.
+            assert.deepEqual(response.body.result.params, { recovery_codes_total: (total as number) + 0, recovery_codes_unused: codes.length });
           } else {
             assertRefusedNaming(response, codesValid ? 'body.params.recovery_codes_total' : 'body.params.unused_recovery_codes');
             assert.equal(await credentialCount(target), before, 'nothing stored');

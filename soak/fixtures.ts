@@ -8,8 +8,8 @@ import type { TestOrg } from '../test/helpers/service.ts';
 import { type ScimTenant, scimTenant } from '../test/scim/scim-helpers.ts';
 
 export const PASSWORD = 'correct horse battery staple';
-/** Each verifier may make 30 verification attempts a minute; the load makes about 80. */
-const VERIFIERS = 6;
+/** Each verifier may make 30 verification attempts a minute; the load makes up to about 150. */
+const VERIFIERS = 10;
 
 /** A person who logs in every way, and whose JWT is a caller's subject token at the gateways. */
 export interface SoakPerson {

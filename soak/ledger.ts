@@ -14,11 +14,13 @@ export interface AckedWrites {
   identities: Set<string>;
   /** Identities removed over SCIM, with when the removal was acknowledged. */
   removed: Map<string, number>;
+  /** Writes sent whose answer never came: they may or may not have happened, so neither is checked. */
+  inDoubt: number;
 }
 
 export class Ledger {
   readonly outcomes = new Map<string, Map<Outcome, number>>();
-  readonly acked: AckedWrites = { persons: [], credentials: [], tokens: [], identities: new Set(), removed: new Map() };
+  readonly acked: AckedWrites = { persons: [], credentials: [], tokens: [], identities: new Set(), removed: new Map(), inDoubt: 0 };
   /** The error codes of the answers other than 2xx, over every operation: why they were refused. */
   readonly codes = new Map<string, number>();
   readonly violations: string[] = [];

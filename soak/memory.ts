@@ -19,3 +19,16 @@ export function residentMiB(pid: number): number | undefined {
 export function withinBaseline(baselineMiB: number, endMiB: number): boolean {
   return endMiB <= baselineMiB * 1.25 + 16;
 }
+
+/**
+ * The replica that was not killed carries the whole load while its peer is down, and V8 keeps
+ * the heap it grew for that (RSS does not shrink back). That is a new high-water mark, not a
+ * leak: a leak keeps climbing. So when the survivor ends above its baseline, it must at least
+ * end within 10 % of the highest it reached in the first half of the run, while the gateways
+ * must be back at their own baselines.
+ */
+export function levelsOff(survivorTrend: readonly number[], memory: readonly { process: string; baselineMiB: number; endMiB: number }[]): boolean {
+  const [survivor, ...others] = memory;
+  const firstHalf = survivorTrend.slice(0, Math.max(1, Math.floor(survivorTrend.length / 2)));
+  return survivor !== undefined && survivor.endMiB <= Math.max(...firstHalf) * 1.1 && others.every((m) => withinBaseline(m.baselineMiB, m.endMiB));
+}

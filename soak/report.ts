@@ -10,7 +10,7 @@ export function soakReport(result: SoakResult): string {
   const rows = [...ledger.outcomes].sort(([a], [b]) => a.localeCompare(b));
   const total = (outcome: Outcome) => ledger.count(outcome);
   const lines = [
-    `${ledger.requests} requests in ${result.seconds} s of load (after a 5 s warm-up), ${result.faults.length} faults injected.`,
+    `${ledger.requests} requests in ${result.seconds} s of load with faults (after ${result.warmUpSeconds} s of warm-up without), ${result.faults.length} faults injected.`,
     '',
     `| operation | requests | ${columns.join(' | ')} |`,
     `|---|---:|${columns.map(() => '---:').join('|')}|`,
@@ -33,6 +33,8 @@ export function soakReport(result: SoakResult): string {
     '| invariant | held | |',
     '|---|---|---|',
     ...result.invariants.map((i) => `| ${i.name} | ${i.held ? 'yes' : '**NO**'} | ${i.detail} |`),
+    '',
+    `Resident memory of the replica that was not killed, every 10 s of the run (MiB): ${result.survivorTrend.join(', ')}.`,
   ];
   return `${lines.join('\n')}\n`;
 }

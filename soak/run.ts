@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { soakReport } from './report.ts';
 import { runSoak } from './soak.ts';
 
-const HELP = `Usage: npm run soak -- [--seconds N] [--cycle N] [--rate N] [--write]
+const HELP = `Usage: npm run soak -- [--seconds N] [--cycle N] [--rate N] [--warm-up N] [--write]
 
 Runs two service replicas on a PostgreSQL of the soak's own, two gateways, an SMTP server and an
 upstream on loopback under a bounded mixed load, and injects the fault matrix once per cycle:
@@ -12,8 +12,9 @@ a replica SIGKILLed and restarted, PostgreSQL restarted, the token endpoint fail
 hanging behind the gateways, the SMTP server refusing mail. Then checks the invariants and
 prints the tables. Exits 1 when an invariant did not hold.
 
-  --seconds N   load with faults, after a 5 s warm-up (default 300)
+  --seconds N   load with faults, after the warm-up (default 300)
   --cycle N     seconds per cycle of the fault matrix (default 60)
+  --warm-up N   seconds of load without faults before the memory baseline (default 60)
   --rate N      operations a second, over all kinds (default 40)
   --write       also write the tables into docs/reliability.md, with command, date and machine
 `;
@@ -22,6 +23,7 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '300' },
     cycle: { type: 'string', default: '60' },
+    'warm-up': { type: 'string', default: '60' },
     rate: { type: 'string', default: '40' },
     write: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
@@ -31,17 +33,22 @@ if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
-const [seconds, cycleSeconds, rate] = [values.seconds, values.cycle, values.rate].map(Number) as [number, number, number];
-if (![seconds, cycleSeconds, rate].every((n) => Number.isInteger(n) && n > 0)) {
-  process.stderr.write(`--seconds, --cycle and --rate take whole numbers above 0\n\n${HELP}`);
+const [seconds, cycleSeconds, rate, warmUpSeconds] = [values.seconds, values.cycle, values.rate, values['warm-up']].map(Number) as [
+  number,
+  number,
+  number,
+  number,
+];
+if (![seconds, cycleSeconds, rate, warmUpSeconds].every((n) => Number.isInteger(n) && n > 0)) {
+  process.stderr.write(`--seconds, --cycle, --rate and --warm-up take whole numbers above 0\n\n${HELP}`);
   process.exit(2);
 }
 
-const result = await runSoak({ seconds, cycleSeconds, rate, log: (line) => process.stdout.write(`${line}\n`) });
+const result = await runSoak({ seconds, cycleSeconds, rate, warmUpSeconds, log: (line) => process.stdout.write(`${line}\n`) });
 const report = soakReport(result);
 process.stdout.write(`\n${report}`);
 if (values.write) {
-  const command = `npm run soak -- --seconds ${seconds} --cycle ${cycleSeconds} --rate ${rate}`;
+  const command = `npm run soak -- --seconds ${seconds} --cycle ${cycleSeconds} --rate ${rate} --warm-up ${warmUpSeconds}`;
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
   const section = `## Long run\n\n\`${command}\` on ${new Date().toISOString().slice(0, 10)}, ${machine}.\n\n${report}`;
   const path = new URL('../docs/reliability.md', import.meta.url);

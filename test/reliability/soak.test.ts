@@ -10,7 +10,7 @@ import { postgresServerUrl } from '../helpers/replicas.ts';
 if (postgresServerUrl()) {
   describe('Soak with faults, short form (npm run soak is the long one)', () => {
     it('keeps every promise through a replica killed, PostgreSQL restarted, the token endpoint failing and hanging, and SMTP refusing', async (t) => {
-      const result = await runSoak({ seconds: 30, cycleSeconds: 30, rate: 25, log: (line) => t.diagnostic(line) });
+      const result = await runSoak({ seconds: 30, cycleSeconds: 30, rate: 25, warmUpSeconds: 5, log: (line) => t.diagnostic(line) });
       const report = soakReport(result);
       t.diagnostic(report);
       assert.deepEqual(

@@ -24,6 +24,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long a fault that has a duration lasts: "a few seconds", long enough for timeouts to fire. */
 const OUTAGE_MS = 4_000;
 
+/** Breaks something for OUTAGE_MS, then mends it. */
+async function outage(set: (broken: boolean) => unknown): Promise<void> {
+  set(true);
+  await sleep(OUTAGE_MS);
+  set(false);
+}
+
 /** The fault matrix of the issue, one of each per cycle, far enough apart that each is seen alone. */
 export const FAULTS: readonly Fault[] = [
   {
@@ -43,28 +50,16 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'the token endpoint failing (500) behind the gateways',
     at: 0.5,
-    async inject({ relay }) {
-      relay.mode = 'fail';
-      await sleep(OUTAGE_MS);
-      relay.mode = 'pass';
-    },
+    inject: ({ relay }) => outage((broken) => (relay.mode = broken ? 'fail' : 'pass')),
   },
   {
     name: 'the token endpoint hanging behind the gateways',
     at: 0.65,
-    async inject({ relay }) {
-      relay.mode = 'hang';
-      await sleep(OUTAGE_MS);
-      relay.mode = 'pass';
-    },
+    inject: ({ relay }) => outage((broken) => (relay.mode = broken ? 'hang' : 'pass')),
   },
   {
     name: 'the SMTP server refusing mail',
     at: 0.8,
-    async inject({ smtp }) {
-      smtp.refuseRecipients = true;
-      await sleep(OUTAGE_MS);
-      smtp.refuseRecipients = false;
-    },
+    inject: ({ smtp }) => outage((broken) => (smtp.refuseRecipients = broken)),
   },
 ];

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { runCli, spawnCli } from './cli.ts';
 import { type ClientCredentials, JWT_TYPE } from './oauth.ts';
-import { TEST_SECRET, type TestOrg, type TestService } from './service.ts';
+import { callService, TEST_SECRET, type TestOrg, type TestService } from './service.ts';
 
 /**
  * Real service and gateway processes, started through the launcher (`bin/tessera`) as an
@@ -201,18 +201,7 @@ export function serviceAt(url: string, org: () => Promise<TestOrg>): TestService
     },
     url,
     org,
-    async call(method, path, { as, body } = {}) {
-      const headers: Record<string, string> = { ...(as && 'headers' in as ? (as as TestOrg).headers : (as as Record<string, string> | undefined)) };
-      if (body !== undefined) headers['content-type'] ??= 'application/json';
-      const response = await fetch(`${url}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await response.text();
-      const isJson = response.headers.get('content-type')?.includes('json');
-      return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : text };
-    },
+    call: (method, path, options) => callService(url, method, path, options),
     close: async () => {},
   };
 }

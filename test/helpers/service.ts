@@ -59,20 +59,28 @@ export function startTestServiceOver(service: RunningService): TestService {
       const { org, apiKey } = await createOrganization(service.store, name);
       return { orgId: org.id, apiKey, headers: { 'service-orgid': org.id, 'service-api-key': apiKey } };
     },
-    async call(method, path, { as, body } = {}) {
-      const headers: Record<string, string> = { ...(as && 'headers' in as ? (as as TestOrg).headers : (as as Record<string, string> | undefined)) };
-      if (body !== undefined) headers['content-type'] ??= 'application/json';
-      const response = await fetch(`${service.url}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await response.text();
-      const isJson = response.headers.get('content-type')?.includes('json');
-      return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : text };
-    },
+    call: (method, path, options) => callService(service.url, method, path, options),
     close: () => service.close(),
   };
+}
+
+/** A JSON request against the service at `url`, as TestService.call makes it; the body is parsed when it is JSON. */
+export async function callService<T = any>(
+  url: string,
+  method: string,
+  path: string,
+  { as, body }: { as?: TestOrg | Record<string, string>; body?: unknown } = {},
+): Promise<Response<T>> {
+  const headers: Record<string, string> = { ...(as && 'headers' in as ? (as as TestOrg).headers : (as as Record<string, string> | undefined)) };
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const isJson = response.headers.get('content-type')?.includes('json');
+  return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : text };
 }
 
 /** The codes of an error envelope, in order; fails loudly when the body is not one. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { mintPersonToken } from '../helpers/oauth.ts';
-import type { Replica } from '../helpers/replicas.ts';
+import { createOrg, type FreshDatabase, freshDatabase, type Replica, startReplicas } from '../helpers/replicas.ts';
 import type { Response, TestOrg } from '../helpers/service.ts';
-import { codeFrom, type SmtpListener } from '../helpers/smtp.ts';
+import { codeFrom, type SmtpListener, startSmtpListener } from '../helpers/smtp.ts';
 import { scimTenant } from '../scim/scim-helpers.ts';
 import { scimUser } from '../verification/harness.ts';
 
@@ -66,4 +66,36 @@ export async function helpdesk(replicas: readonly Replica[], org: TestOrg, smtp:
 export function outcomeOf(response: Response): string {
   if (typeof response.body?.result?.verified === 'boolean') return `verified:${response.body.result.verified}`;
   return response.body?.errors?.[0]?.code ?? `status ${response.status}`;
+}
+
+/** Two replicas over a fresh database, sending mail to a real SMTP listener, with an organisation and its helpdesk. */
+export interface HelpdeskReplicas {
+  database: FreshDatabase;
+  smtp: SmtpListener;
+  replicas: [Replica, Replica];
+  org: TestOrg;
+  desk: Helpdesk;
+  /** Kills the replicas, drops the database, closes the listener. */
+  stop(): Promise<void>;
+}
+
+export async function startHelpdeskReplicas(server: string, env: Record<string, string> = {}): Promise<HelpdeskReplicas> {
+  const [database, smtp] = await Promise.all([freshDatabase(server), startSmtpListener()]);
+  const stopAll = async (replicas: readonly Replica[]) => {
+    await Promise.all(replicas.map((replica) => replica.kill('SIGKILL')));
+    await Promise.all([database.drop(), smtp.close()]);
+  };
+  let replicas: [Replica, Replica] | undefined;
+  try {
+    replicas = (await startReplicas(2, {
+      databaseUrl: database.url,
+      env: { TESSERA_SMTP_URL: smtp.url, TESSERA_SMTP_FROM: 'verify@example.org', ...env },
+    })) as [Replica, Replica];
+    const org = await createOrg(database.url);
+    const running = replicas;
+    return { database, smtp, replicas, org, desk: await helpdesk(replicas, org, smtp), stop: () => stopAll(running) };
+  } catch (error) {
+    await stopAll(replicas ?? []);
+    throw error;
+  }
 }

@@ -3,11 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { FREE_ATTEMPTS, MAX_CONSECUTIVE_FAILURES, MAX_DELAY_MS } from '../../src/authn/attempt-policy.ts';
 import { importCredential, login, loginPerson, policyHash } from '../helpers/authn.ts';
-import { createOrg, type FreshDatabase, freshDatabase, postgresServerUrl, type Replica, startReplicas } from '../helpers/replicas.ts';
+import { type FreshDatabase, postgresServerUrl, type Replica } from '../helpers/replicas.ts';
 import type { TestOrg } from '../helpers/service.ts';
-import { type SmtpListener, startSmtpListener } from '../helpers/smtp.ts';
+import type { SmtpListener } from '../helpers/smtp.ts';
 import { wrongCode } from '../verification/harness.ts';
-import { type Helpdesk, helpdesk, outcomeOf } from './helpdesk.ts';
+import { type Helpdesk, type HelpdeskReplicas, outcomeOf, startHelpdeskReplicas } from './helpdesk.ts';
 
 const server = postgresServerUrl();
 const PASSWORD = 'correct horse battery staple';
@@ -22,20 +22,13 @@ if (server) {
     /** The replica the i-th request of a sequence goes to: they alternate. */
     const on = (i: number) => replicas[i % 2]!;
 
+    let stack: HelpdeskReplicas | undefined;
     before(async () => {
-      [database, smtp] = await Promise.all([freshDatabase(server), startSmtpListener()]);
-      replicas = (await startReplicas(2, {
-        databaseUrl: database.url,
-        // No bound on password logins in flight, so that only the attempt counter decides the concurrent case.
-        env: { TESSERA_SMTP_URL: smtp.url, TESSERA_SMTP_FROM: 'verify@example.org', TESSERA_LOGINS_PER_SOURCE: '0' },
-      })) as [Replica, Replica];
-      org = await createOrg(database.url);
-      desk = await helpdesk(replicas, org, smtp);
+      // No bound on password logins in flight, so that only the attempt counter decides the concurrent case.
+      stack = await startHelpdeskReplicas(server, { TESSERA_LOGINS_PER_SOURCE: '0' });
+      ({ database, smtp, replicas, org, desk } = stack);
     });
-    after(async () => {
-      await Promise.all((replicas ?? []).map((replica) => replica.kill('SIGKILL')));
-      await Promise.all([database?.drop(), smtp?.close()]);
-    });
+    after(() => stack?.stop());
 
     const personWithPassword = async () => {
       const person = await loginPerson(on(0).t, org);

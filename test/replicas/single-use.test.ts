@@ -4,10 +4,9 @@ import { Secret, TOTP, URI } from 'otpauth';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
 import { asBrowser, configurePasskeys, importParams, loginOptions, ORIGIN, RP_ID } from '../authn/webauthn/passkeys.ts';
 import { importCredential, login } from '../helpers/authn.ts';
-import { createOrg, type FreshDatabase, freshDatabase, postgresServerUrl, type Replica, startReplicas } from '../helpers/replicas.ts';
+import { postgresServerUrl, type Replica } from '../helpers/replicas.ts';
 import type { Response, TestOrg } from '../helpers/service.ts';
-import { type SmtpListener, startSmtpListener } from '../helpers/smtp.ts';
-import { type Helpdesk, helpdesk, outcomeOf } from './helpdesk.ts';
+import { type Helpdesk, type HelpdeskReplicas, outcomeOf, startHelpdeskReplicas } from './helpdesk.ts';
 
 const server = postgresServerUrl();
 const USES = 50;
@@ -16,27 +15,18 @@ const HANDLES = 10;
 
 if (server) {
   describe(`Two service processes on one PostgreSQL: a single-use thing is spent once of ${USES} concurrent uses split over both`, () => {
-    let database: FreshDatabase;
-    let smtp: SmtpListener;
     let replicas: [Replica, Replica];
     let org: TestOrg;
     let desk: Helpdesk;
     /** The replica the i-th of the concurrent uses goes to: they alternate. */
     const on = (i: number) => replicas[i % 2]!;
 
+    let stack: HelpdeskReplicas | undefined;
     before(async () => {
-      [database, smtp] = await Promise.all([freshDatabase(server), startSmtpListener()]);
-      replicas = (await startReplicas(2, {
-        databaseUrl: database.url,
-        env: { TESSERA_SMTP_URL: smtp.url, TESSERA_SMTP_FROM: 'verify@example.org' },
-      })) as [Replica, Replica];
-      org = await createOrg(database.url);
-      desk = await helpdesk(replicas, org, smtp);
+      stack = await startHelpdeskReplicas(server);
+      ({ replicas, org, desk } = stack);
     });
-    after(async () => {
-      await Promise.all((replicas ?? []).map((replica) => replica.kill('SIGKILL')));
-      await Promise.all([database?.drop(), smtp?.close()]);
-    });
+    after(() => stack?.stop());
 
     /** USES concurrent calls, the i-th on replica i % 2; their answers, and how many were 2xx. Prints what each replica answered. */
     const race = async (t: TestContext, use: (i: number) => Promise<Response>) => {

@@ -21,7 +21,12 @@ export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(
   }
 }
 
-/** Stops the process cleanly on Ctrl+C or a supervisor's SIGTERM. */
+/**
+ * Stops the process cleanly on Ctrl+C or a supervisor's SIGTERM. A signal that comes again
+ * while stopping is ignored, not left to Node's default (an immediate exit): a worker gets
+ * SIGTERM twice when the whole process group is signalled (systemd's default, a terminal's
+ * Ctrl+C), once from the supervisor and once passed on by its primary, and must still drain.
+ */
 export function closeOnSignals(close: () => Promise<void>): void {
   let closing = false;
   const stop = (signal: string) => {
@@ -36,8 +41,8 @@ export function closeOnSignals(close: () => Promise<void>): void {
       },
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 /** The database variables every command that opens the database reads (docs/configuration.md). */

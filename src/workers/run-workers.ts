@@ -40,6 +40,9 @@ export async function runWorkers(count: number, serversPerWorker: number, report
   let stopping = false;
   const fork = () => startedAt.set(cluster.fork(), Date.now());
   const stopAll = (signal: NodeJS.Signals) => {
+    // Once: the workers are draining, bounded by their own shutdown timeout; a repeated signal
+    // (the whole group signalled, a second Ctrl+C) must not kill them mid-drain.
+    if (stopping) return;
     stopping = true;
     for (const worker of startedAt.keys()) worker.process.kill(signal);
   };
@@ -74,8 +77,8 @@ export async function runWorkers(count: number, serversPerWorker: number, report
     });
   });
   for (let i = 0; i < count; i++) fork();
-  process.once('SIGINT', () => stopAll('SIGINT'));
-  process.once('SIGTERM', () => stopAll('SIGTERM'));
+  process.on('SIGINT', () => stopAll('SIGINT'));
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
   await allListening;
   report.info(`${count} workers listening on port ${[...ports].join(' and ')} (pids ${[...startedAt.keys()].map((w) => w.process.pid).join(', ')})`);
   return false;

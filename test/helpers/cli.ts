@@ -23,10 +23,12 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess {
+/** `detached`: a process group of its own, so a test can signal the group as systemd or a terminal does. */
+export function spawnCli(args: string[], env: Record<string, string> = {}, { detached = false } = {}): ChildProcess {
   return spawn(launcher, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached,
   });
 }
 

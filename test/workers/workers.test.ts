@@ -88,6 +88,31 @@ describe('TESSERA_WORKERS=2: two service processes on one port', () => {
   });
 });
 
+describe('TESSERA_WORKERS=2 and a signal to the whole process group', () => {
+  it('regression: each worker got SIGTERM twice (from the group, and passed on by the primary) and died mid-drain; now it drains', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'tessera-workers-'));
+    const child = spawnCli(
+      ['service'],
+      { TESSERA_DEV: '1', TESSERA_PORT: '0', TESSERA_WORKERS: '2', TESSERA_SHUTDOWN_DELAY: '2', TESSERA_DATABASE: `sqlite:${join(directory, 'db.sqlite')}` },
+      { detached: true },
+    );
+    try {
+      const { port } = workersLine(await waitForOutput(child, 'workers listening'));
+      const started = Date.now();
+      process.kill(-child.pid!, 'SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const ready = await request(`http://127.0.0.1:${port}/readyz`);
+      await ready.body.dump();
+      assert.equal(ready.statusCode, 503, 'still serving through TESSERA_SHUTDOWN_DELAY, not ready');
+      assert.equal(await exited(child), 0);
+      assert.ok(Date.now() - started >= 2_000, `exited after ${Date.now() - started} ms, before the 2 s delay`);
+    } finally {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('TESSERA_WORKERS refusals', () => {
   it('names the variable and its rule for a value out of range', async () => {
     const result = await runCli(['service'], { TESSERA_DEV: '1', TESSERA_WORKERS: '0' });

@@ -89,7 +89,10 @@ export async function verifyCode(
     if (current?.closedReason === 'too_many_attempts') return refuse(tooManyWrongCodes(), 'too_many_attempts', verification);
     // Still open with every attempt taken: verifies in flight hold them, and none has been
     // judged wrong five times, so "closed after five wrong codes" would not be true.
-    if (current?.state === 'open') return refuse(attemptsInFlight(), 'too_many_attempts', verification);
+    // (Not when it expired meanwhile: that is "no longer open", like any expired one.)
+    if (current?.state === 'open' && current.attempts >= MAX_WRONG_CODES && current.expiresAt > now()) {
+      return refuse(attemptsInFlight(), 'too_many_attempts', verification);
+    }
     return refuse(noOpenVerification(), 'no_longer_open', verification);
   }
   if (!hasher.codeMatches(verification.id, body.code, verification.codeHash)) {

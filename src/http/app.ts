@@ -35,6 +35,7 @@ import { helpdeskVerificationRoutes, integrationVerificationRoutes } from '../ve
 import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { openapiDocument } from './openapi.ts';
+import { readinessProbe } from './readiness.ts';
 import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
@@ -90,7 +91,7 @@ export async function buildApp({
 
   const openapi = openapiDocument(app);
 
-  await app.register(opsRoutes({ store, keys, stopping }, registry, openapi));
+  await app.register(opsRoutes(readinessProbe({ store, keys, stopping }), registry, openapi));
   await app.register(organizationRoutes(store, { dev: config.dev }));
   await app.register(personRoutes(store));
   await app.register(oauthClientRoutes(store));

@@ -1,6 +1,7 @@
+import { SingleFlightOne } from '../concurrency/single-flight.ts';
 import type { KeyRing } from '../oauth/keys/key-ring.ts';
 import { LATEST_SCHEMA_VERSION } from '../store/migrations.ts';
-import type { StoreConnection } from '../store/store.ts';
+import { StorageUnavailableError, type StoreConnection } from '../store/store.ts';
 
 export interface ReadinessDeps {
   store: StoreConnection;
@@ -11,20 +12,46 @@ export interface ReadinessDeps {
 
 export type Readiness = { ready: true; database: StoreConnection['dialect']; schema_version: number; signing_key: string } | { ready: false; reason: string };
 
+/** A "ready" answer is reused this long: several balancers probing each second cost one query. */
+const READY_CACHE_MS = 1_000;
+/** A probe waits this long for the database; a replica that slow should not get traffic. */
+const PROBE_TIMEOUT_MS = 2_000;
+
 /**
- * Whether this instance can serve every request now: not stopping, its database answering with
- * every migration this release needs (a database restored from an older backup under a running
+ * The check behind GET /readyz. Probes at once share one check, a ready answer is reused for a
+ * second, and a check that takes longer than two seconds answers not ready (it goes on, and the
+ * next probes wait for it rather than start more queries on a database that does not answer).
+ */
+export function readinessProbe(deps: ReadinessDeps): () => Promise<Readiness> {
+  const flight = new SingleFlightOne<Readiness>();
+  let lastReady: { at: number; report: Readiness } | undefined;
+  return async () => {
+    if (deps.stopping()) return { ready: false, reason: 'this instance is shutting down' };
+    if (lastReady && Date.now() - lastReady.at < READY_CACHE_MS) return lastReady.report;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<Readiness>((resolve) => {
+      timer = setTimeout(() => resolve({ ready: false, reason: `the database did not answer within ${PROBE_TIMEOUT_MS / 1000} s` }), PROBE_TIMEOUT_MS);
+    });
+    const report = await Promise.race([flight.run(() => checkReadiness(deps)), timeout]).finally(() => clearTimeout(timer));
+    lastReady = report.ready ? { at: Date.now(), report } : undefined;
+    return report;
+  };
+}
+
+/**
+ * Whether this instance can serve every request now: its database answering with every
+ * migration this release needs (a database restored from an older backup under a running
  * replica is not), and a signing key it can sign with. A schema ahead of this release is fine:
  * migrations only add (docs/operations.md, "Upgrades"), so during a rolling upgrade the old
  * replicas keep serving after the first new one has migrated.
  */
-export async function checkReadiness({ store, keys, stopping }: ReadinessDeps): Promise<Readiness> {
-  if (stopping()) return { ready: false, reason: 'this instance is shutting down' };
+async function checkReadiness({ store, keys }: ReadinessDeps): Promise<Readiness> {
+  const unreachable = { ready: false, reason: 'the database cannot be reached' } as const;
   let version: number;
   try {
     version = await store.schemaVersion();
   } catch {
-    return { ready: false, reason: 'the database cannot be reached' };
+    return unreachable;
   }
   if (version < LATEST_SCHEMA_VERSION) {
     return { ready: false, reason: `the database schema is at version ${version}, behind the ${LATEST_SCHEMA_VERSION} this release needs` };
@@ -32,7 +59,9 @@ export async function checkReadiness({ store, keys, stopping }: ReadinessDeps): 
   try {
     const { kid } = await keys.signingKey();
     return { ready: true, database: store.dialect, schema_version: version, signing_key: kid };
-  } catch {
+  } catch (error) {
+    // A reload of the keys that finds the database gone is the database's fault, not the keys'.
+    if (error instanceof StorageUnavailableError) return unreachable;
     return { ready: false, reason: 'no signing key can be loaded (see the log; "tessera admin rotate-keys" makes one)' };
   }
 }

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import { ApiError } from '../errors/api-error.ts';
 import { Envelope, ErrorEnvelope } from '../http/envelope.ts';
-import { checkReadiness, type ReadinessDeps } from '../http/readiness.ts';
+import type { Readiness } from '../http/readiness.ts';
 
 const Alive = Type.Object({ status: Type.Literal('ok') });
 const Ready = Type.Object({
@@ -14,7 +14,7 @@ const Ready = Type.Object({
 });
 
 /** Liveness, readiness, Prometheus metrics, and the OpenAPI document. */
-export function opsRoutes(readiness: ReadinessDeps, registry: Registry, openapi: () => Promise<unknown>): FastifyPluginAsyncTypebox {
+export function opsRoutes(readiness: () => Promise<Readiness>, registry: Registry, openapi: () => Promise<unknown>): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Alive means the event loop answers: no database work, so a database outage does not
     // make an orchestrator restart every replica at once.
@@ -34,7 +34,7 @@ export function opsRoutes(readiness: ReadinessDeps, registry: Registry, openapi:
         },
       },
       async () => {
-        const report = await checkReadiness(readiness);
+        const report = await readiness();
         if (!report.ready) throw new ApiError('SERVICE_NOT_READY', `service: not ready: ${report.reason}`, { 'retry-after': '1' });
         const { ready: _, ...result } = report;
         return { result: { status: 'ready' as const, ...result } };

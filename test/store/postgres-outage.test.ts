@@ -10,12 +10,20 @@ class Relay {
   readonly #sockets = new Set<Socket>();
   readonly target: { host: string; port: number };
   port = 0;
+  /** Accept connections but pass nothing on: a database that does not answer. */
+  hanging = false;
   constructor(target: { host: string; port: number }) {
     this.target = target;
   }
 
   async up(): Promise<void> {
     this.#server = createServer((client) => {
+      if (this.hanging) {
+        this.#sockets.add(client);
+        client.on('close', () => this.#sockets.delete(client));
+        client.on('error', () => {});
+        return;
+      }
       const upstream = connect(this.target.port, this.target.host);
       for (const s of [client, upstream]) {
         this.#sockets.add(s);
@@ -26,6 +34,12 @@ class Relay {
     });
     await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
     this.port = (this.#server.address() as { port: number }).port;
+  }
+
+  /** Cuts the connections open now; new ones are held without an answer. */
+  hang(): void {
+    this.hanging = true;
+    for (const socket of this.#sockets) socket.destroy();
   }
 
   async down(): Promise<void> {
@@ -73,6 +87,32 @@ if (postgres) {
       } finally {
         await t.close();
         await relay.down();
+        await database.drop();
+      }
+    });
+
+    it('answers /readyz within its bound when the database accepts connections but never answers', async () => {
+      const database = await postgres.fresh();
+      const url = new URL(database.url);
+      const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
+      await relay.up();
+      url.host = `127.0.0.1:${relay.port}`;
+      const t = await startTestService({ name: 'postgres', fresh: async () => ({ url: url.toString(), drop: async () => {} }) });
+      try {
+        relay.hang();
+        await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the reuse of the last ready answer
+        const started = Date.now();
+        const probes = await Promise.all(Array.from({ length: 5 }, () => t.call('GET', '/readyz')));
+        const took = Date.now() - started;
+        for (const probe of probes) {
+          assert.equal(probe.status, 503);
+          assert.match(probe.body.errors[0].message, /the database did not answer within 2 s/);
+        }
+        assert.ok(took < 4_000, `answered after ${took} ms`);
+      } finally {
+        relay.hanging = false;
+        await relay.down();
+        await t.close();
         await database.drop();
       }
     });

@@ -5,7 +5,7 @@ import { credentialTypes } from './credentials/registry.ts';
 import type { Mailer } from './email/mailer.ts';
 import { openMailer } from './email/open-mailer.ts';
 import { buildApp } from './http/app.ts';
-import { closeGracefully } from './http/graceful-close.ts';
+import { drainServer } from './http/drain-server.ts';
 import { KeyRing } from './oauth/keys/key-ring.ts';
 import { purgeExpiredTokens } from './oauth/tokens/purge.ts';
 import { openStore } from './store/open-store.ts';
@@ -82,8 +82,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       async close() {
         stopping = true;
         stopPurge();
-        const { cut } = await closeGracefully(running, config.shutdown);
-        if (cut) running.log.warn(`requests still in flight after TESSERA_SHUTDOWN_TIMEOUT (${config.shutdown.timeoutMs / 1000} s) were cut`);
+        // Serving on with /readyz failing, so that load balancers stop sending first.
+        if (config.shutdown.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdown.delayMs));
+        const drained = await drainServer(running.server, () => running.close(), config.shutdown.timeoutMs);
+        if (!drained) running.log.warn(`requests still in flight after TESSERA_SHUTDOWN_TIMEOUT (${config.shutdown.timeoutMs / 1000} s) were cut`);
         await mailer.close();
         await store.close();
       },

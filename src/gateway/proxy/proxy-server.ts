@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
+import { drainServer } from '../../http/drain-server.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { requestIdOf } from '../request-id.ts';
 import { answerClientError, refuseConnect } from './client-errors.ts';
@@ -162,7 +163,9 @@ export async function startGateway(
     const startup = options.readiness?.() ?? { ready: true, reasons: [] };
     // A plugin whose client the start-up check still waits for would only repeat its reason.
     if (!startup.ready) return startup;
-    const reasons = (await Promise.all(plugins.map((plugin) => plugin.unready?.()))).filter((reason) => reason !== undefined);
+    // A plugin off by default and turned on by no URL rule does no work: its source does not count.
+    const inUse = plugins.filter((plugin) => plugin.enabled || config.urls.some((rule) => rule.plugins[plugin.id] === true));
+    const reasons = (await Promise.all(inUse.map((plugin) => plugin.unready?.()))).filter((reason) => reason !== undefined);
     return { ready: reasons.length === 0, reasons };
   };
   const listen = (s: Server, port: number) =>
@@ -183,30 +186,12 @@ export async function startGateway(
       const { delayMs, timeoutMs } = config.shutdown;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       closing = true;
-      if (!(await drain(server, timeoutMs))) log.warn(`requests still in flight after shutdown_timeout (${timeoutMs} ms) were cut`);
+      if (!(await drainServer(server, () => new Promise((resolve) => server.close(resolve)), timeoutMs)))
+        log.warn(`requests still in flight after shutdown_timeout (${timeoutMs} ms) were cut`);
       admin.closeAllConnections();
       await new Promise((resolve) => admin.close(resolve));
       await Promise.all([...pools.values()].map((p) => p.close()));
       await Promise.all(plugins.map((p) => p.close?.()));
     },
   };
-}
-
-/**
- * Stops accepting and waits for the requests in flight, closing each keep-alive connection
- * once it is idle; after `timeoutMs` cuts what is left. Resolves false when it had to cut.
- */
-async function drain(server: Server, timeoutMs: number): Promise<boolean> {
-  let cut = false;
-  const closed = new Promise((resolve) => server.close(resolve));
-  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-  const deadline = setTimeout(() => {
-    cut = true;
-    server.closeAllConnections();
-  }, timeoutMs);
-  server.closeIdleConnections();
-  await closed;
-  clearInterval(idleSweep);
-  clearTimeout(deadline);
-  return !cut;
 }

@@ -58,6 +58,9 @@ function requireToken(headers: PluginContext['headers'], at: TokenLocation, part
   );
 }
 
+/** How long a readiness probe waits for the actor source (a mint goes on, shared by later probes). */
+const READINESS_TIMEOUT_MS = 2_000;
+
 export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: PluginOptions = {}): RequestPlugin {
   const source =
     params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? sources.workloadApi : (sources.oauthClient ?? actorSource(params));
@@ -90,12 +93,18 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
     close: async () => (source as { close?: () => void } | undefined)?.close?.(),
     // Asking the source is the check: it answers from its cache while its token is valid, so
     // a probe costs nothing then, and when the token is due it proves the source still works.
+    // Bounded, so a token endpoint that hangs makes the gateway unready rather than the probe late.
     async unready() {
       if (!source) return undefined;
-      return source.actor().then(
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`plugin "${id}": its actor source did not answer within ${READINESS_TIMEOUT_MS / 1000} s`), READINESS_TIMEOUT_MS);
+      });
+      const asked = source.actor().then(
         () => undefined,
         (error: Error) => `plugin "${id}": ${error.message}`,
       );
+      return Promise.race([asked, late]).finally(() => clearTimeout(timer));
     },
     async run({ headers }: PluginContext) {
       const subject = requireToken(headers, subjectAt, 'subject');

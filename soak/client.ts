@@ -15,25 +15,35 @@ export interface Answer {
  * replica killed under it) or `timeout` (a hang), and resolves undefined.
  */
 export async function call(ledger: Ledger, operation: string, url: string, init: RequestInit = {}): Promise<Answer | undefined> {
-  let outcome: Outcome;
+  let response: Response;
+  let text: string;
   try {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
-    const text = await response.text();
-    outcome = response.status;
-    ledger.record(operation, outcome);
-    if (response.status === 500) ledger.violation(`${operation}: 500 ${text.slice(0, 300)}`);
-    if (response.status === 503) {
-      ledger.unavailable++;
-      if (!response.headers.get('retry-after')) ledger.violation(`${operation}: 503 without Retry-After: ${text.slice(0, 200)}`);
-    }
-    const json = response.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : text;
-    if (response.status >= 400) ledger.refusedWith(response.status, json?.errors?.[0]?.code ?? json?.error ?? json?.detail ?? 'no code');
-    return { status: response.status, headers: response.headers, body: json };
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    text = await response.text();
   } catch (error) {
-    outcome = (error as Error).name === 'TimeoutError' ? 'timeout' : 'network';
+    const outcome: Outcome = (error as Error).name === 'TimeoutError' ? 'timeout' : 'network';
     ledger.record(operation, outcome);
-    if (outcome === 'timeout') ledger.violation(`${operation}: no answer within ${ANSWER_TIMEOUT_MS} ms from ${new URL(url).origin}`);
+    if (outcome === 'timeout') ledger.violation('hang', `${operation}: no answer within ${ANSWER_TIMEOUT_MS} ms from ${new URL(url).origin}`);
     return undefined;
+  }
+  ledger.record(operation, response.status);
+  if (response.status === 500) ledger.violation('server error', `${operation}: 500 ${text.slice(0, 300)}`);
+  if (response.status === 503) {
+    ledger.unavailable++;
+    if (!response.headers.get('retry-after')) ledger.violation('no retry-after', `${operation}: 503 without Retry-After: ${text.slice(0, 200)}`);
+  }
+  const body = response.headers.get('content-type')?.includes('json') && text ? parseJson(text) : text;
+  // The API's code, the OAuth error, or for SCIM (whose errors carry prose) its scimType or status.
+  if (response.status >= 400)
+    ledger.refusedWith(response.status, body?.errors?.[0]?.code ?? body?.error ?? (body?.detail ? `SCIM ${body.scimType ?? 'error'}` : 'no code'));
+  return { status: response.status, headers: response.headers, body };
+}
+
+function parseJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

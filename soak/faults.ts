@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Replica } from '../test/helpers/replicas.ts';
 import type { SmtpListenerOptions } from '../test/helpers/smtp.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
@@ -20,7 +21,6 @@ export interface Fault {
   inject(targets: FaultTargets): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long a fault that has a duration lasts: "a few seconds", long enough for timeouts to fire. */
 const OUTAGE_MS = 4_000;
 

@@ -18,12 +18,16 @@ export interface AckedWrites {
   inDoubt: number;
 }
 
+/** The kinds of broken promise, each counted whole (the texts kept are capped). */
+export type ViolationKind = 'server error' | 'no retry-after' | 'hang' | 'removed identity' | 'other';
+
 export class Ledger {
   readonly outcomes = new Map<string, Map<Outcome, number>>();
   readonly acked: AckedWrites = { persons: [], credentials: [], tokens: [], identities: new Set(), removed: new Map(), inDoubt: 0 };
   /** The error codes of the answers other than 2xx, over every operation: why they were refused. */
   readonly codes = new Map<string, number>();
   readonly violations: string[] = [];
+  readonly violationCounts = new Map<ViolationKind, number>();
   /** Answers the service gave with 503: each must say when to come back. */
   unavailable = 0;
 
@@ -38,9 +42,19 @@ export class Ledger {
     this.codes.set(key, (this.codes.get(key) ?? 0) + 1);
   }
 
-  violation(text: string): void {
-    // A broken promise repeats under load; a hundred are as telling as a million and stay readable.
+  violation(kind: ViolationKind, text: string): void {
+    this.violationCounts.set(kind, (this.violationCounts.get(kind) ?? 0) + 1);
+    // A broken promise repeats under load; a hundred texts are as telling as a million and stay readable.
     if (this.violations.length < 100) this.violations.push(text);
+  }
+
+  /** A write sent whose answer never came (its replica killed under it): it may or may not have happened. */
+  unanswered(answer: unknown): void {
+    if (answer === undefined) this.acked.inDoubt++;
+  }
+
+  violationsOf(kind: ViolationKind): number {
+    return this.violationCounts.get(kind) ?? 0;
   }
 
   get requests(): number {

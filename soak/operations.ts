@@ -3,6 +3,7 @@ import type { SmtpListener } from '../test/helpers/smtp.ts';
 import { call, form, json } from './client.ts';
 import { type Fixtures, PASSWORD, type SoakPerson } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';
+import { pick, unique } from './random.ts';
 
 export interface LoadContext {
   ledger: Ledger;
@@ -13,8 +14,6 @@ export interface LoadContext {
   gateway(): string;
 }
 
-const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
-const unique = () => `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`;
 const admin = (ctx: LoadContext) => ctx.fixtures.org.headers;
 const browser = (ctx: LoadContext) => ({ 'service-orgid': ctx.fixtures.org.orgId });
 const handle = (person: SoakPerson) => ({ type: 'email_address', value: person.email });
@@ -34,7 +33,7 @@ export const operations: Record<string, { weight: number; run(ctx: LoadContext):
   'gateway call': {
     weight: 30,
     async run(ctx) {
-      const person = pick(ctx.fixtures.persons);
+      const person = pick(ctx.fixtures.persons)!;
       await call(ctx.ledger, 'gateway call', `${ctx.gateway()}/orders/${unique()}`, { headers: { authorization: `Bearer ${person.jwt}` } });
     },
   },
@@ -47,16 +46,17 @@ export const operations: Record<string, { weight: number; run(ctx: LoadContext):
         `${ctx.replica()}/oauth2/tokens`,
         form({ grant_type: 'client_credentials' }, ctx.fixtures.caller),
       );
+      ctx.ledger.unanswered(answer);
       if (answer?.status === 200) ctx.ledger.acked.tokens.push(answer.body.access_token);
     },
   },
   introspection: {
     weight: 8,
     async run(ctx) {
-      const token = ctx.ledger.acked.tokens.length > 0 ? pick(ctx.ledger.acked.tokens) : undefined;
+      const token = pick(ctx.ledger.acked.tokens);
       if (!token) return;
       const answer = await call(ctx.ledger, 'introspection', `${ctx.replica()}/oauth2/tokens/introspect`, form({ token }, ctx.fixtures.caller));
-      if (answer?.status === 200 && answer.body.active !== true) ctx.ledger.violation('introspection: a token issued with 200 was not active');
+      if (answer?.status === 200 && answer.body.active !== true) ctx.ledger.violation('other', 'introspection: a token issued with 200 was not active');
     },
   },
   'create person': {
@@ -64,24 +64,26 @@ export const operations: Record<string, { weight: number; run(ctx: LoadContext):
     async run(ctx) {
       const body = { handles: [{ type: 'email_address', value: `new.${unique()}@example.com` }] };
       const answer = await call(ctx.ledger, 'create person', `${ctx.replica()}/persons`, json(body, admin(ctx)));
+      ctx.ledger.unanswered(answer);
       if (answer?.status === 201) ctx.ledger.acked.persons.push(answer.body.result.id);
     },
   },
   'create credential': {
     weight: 6,
     async run(ctx) {
-      const owner = ctx.ledger.acked.persons.length > 0 ? pick(ctx.ledger.acked.persons) : undefined;
+      const owner = pick(ctx.ledger.acked.persons);
       if (!owner) return;
       const body = { type: 'password', params: { password_hash: ctx.fixtures.passwordHash } };
       const answer = await call(ctx.ledger, 'create credential', `${ctx.replica()}/persons/${owner}/credentials`, json(body, admin(ctx)));
       // 409: the person has a password already (an earlier try of this person was acknowledged).
+      ctx.ledger.unanswered(answer);
       if (answer?.status === 201) ctx.ledger.acked.credentials.push(answer.body.result.id);
     },
   },
   'password login': {
     weight: 6,
     async run(ctx) {
-      const person = pick(ctx.fixtures.persons);
+      const person = pick(ctx.fixtures.persons)!;
       await call(ctx.ledger, 'password login', `${ctx.replica()}/authn/password`, json({ handle: handle(person), password: PASSWORD }, browser(ctx)));
     },
   },

@@ -29,7 +29,8 @@ export async function startTokenEndpointRelay(replicaUrls: () => string[]): Prom
       },
     );
     // A replica that is down refuses the connection: try the other, as a balancer would.
-    upstream.on('error', () => (tries > 1 ? forward(inbound, outbound, body, tries - 1) : outbound.destroy()));
+    // Not once an answer has begun: then the exchange is broken, and the gateway sees it so.
+    upstream.on('error', () => (tries > 1 && !outbound.headersSent ? forward(inbound, outbound, body, tries - 1) : outbound.destroy()));
     upstream.end(body);
   };
 

@@ -1,9 +1,8 @@
 import { codeFrom } from '../test/helpers/smtp.ts';
 import { call, json } from './client.ts';
 import type { LoadContext } from './operations.ts';
+import { pick, unique } from './random.ts';
 
-const unique = () => `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`;
-const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(Math.random() * items.length)];
 const MAIL_WAIT_MS = 5_000;
 
 function scim(ctx: LoadContext, operation: string, method: string, path: string, body?: unknown) {
@@ -24,6 +23,7 @@ async function provision(ctx: LoadContext): Promise<{ id: string; email: string 
     active: true,
   };
   const answer = await scim(ctx, 'SCIM create', 'POST', '/Users', user);
+  ctx.ledger.unanswered(answer);
   if (answer?.status !== 201) return undefined;
   ctx.ledger.acked.identities.add(answer.body.id);
   return { id: answer.body.id, email };
@@ -32,9 +32,9 @@ async function provision(ctx: LoadContext): Promise<{ id: string; email: string 
 async function remove(ctx: LoadContext, id: string): Promise<boolean> {
   const answer = await scim(ctx, 'SCIM delete', 'DELETE', `/Users/${id}`);
   if (answer === undefined) {
-    // No answer (the replica killed under it): the delete may or may not have been committed.
+    // The delete may or may not have been committed: the identity is checked neither way.
     ctx.ledger.acked.identities.delete(id);
-    ctx.ledger.acked.inDoubt++;
+    ctx.ledger.unanswered(answer);
     return false;
   }
   if (answer.status !== 204) return false;
@@ -61,7 +61,7 @@ async function initiate(ctx: LoadContext, operation: string, identity: { id: str
   const answer = await call(ctx.ledger, operation, `${ctx.replica()}/helpdesk/email-verifications`, json(body, verifier));
   if (answer?.status !== 201) return undefined;
   const code = await codeSentTo(ctx, identity.email);
-  if (!code) ctx.ledger.violation(`${operation}: initiate answered 201 but no email reached ${identity.email} within ${MAIL_WAIT_MS} ms`);
+  if (!code) ctx.ledger.violation('other', `${operation}: initiate answered 201 but no email reached ${identity.email} within ${MAIL_WAIT_MS} ms`);
   return code ? { verificationId: answer.body.result.verification_id as string, code, verifier } : undefined;
 }
 
@@ -78,7 +78,7 @@ export const verificationOperations: Record<string, { weight: number; run(ctx: L
       const started = identity && (await initiate(ctx, 'verification initiate', identity));
       if (!started) return;
       const answer = await verify(ctx, 'verification verify', started);
-      if (answer?.status === 200 && answer.body.result.verified !== true) ctx.ledger.violation('verification verify: the right code was judged wrong');
+      if (answer?.status === 200 && answer.body.result.verified !== true) ctx.ledger.violation('other', 'verification verify: the right code was judged wrong');
     },
   },
   'SCIM change': {
@@ -102,7 +102,7 @@ export const verificationOperations: Record<string, { weight: number; run(ctx: L
       if (!identity || !started || !(await remove(ctx, identity.id))) return;
       const answer = await verify(ctx, 'verify after removal', started);
       if (answer?.status === 200 && answer.body.result.verified === true)
-        ctx.ledger.violation(`an identity removed at ${ctx.ledger.acked.removed.get(identity.id)} was verified`);
+        ctx.ledger.violation('removed identity', `an identity removed at ${ctx.ledger.acked.removed.get(identity.id)} was verified`);
     },
   },
   'initiate for removed': {
@@ -112,7 +112,8 @@ export const verificationOperations: Record<string, { weight: number; run(ctx: L
       if (!id) return;
       const body = { connection_id: ctx.fixtures.scim.connectionId, identity_id: id };
       const answer = await call(ctx.ledger, 'initiate for removed', `${ctx.replica()}/helpdesk/email-verifications`, json(body, pick(ctx.fixtures.verifiers)!));
-      if (answer && answer.status < 300) ctx.ledger.violation(`a verification was started for identity ${id}, removed at ${ctx.ledger.acked.removed.get(id)}`);
+      if (answer && answer.status < 300)
+        ctx.ledger.violation('removed identity', `a verification was started for identity ${id}, removed at ${ctx.ledger.acked.removed.get(id)}`);
     },
   },
 };

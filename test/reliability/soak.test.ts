@@ -19,6 +19,13 @@ if (postgresServerUrl()) {
         'each fault of the matrix was injected once',
       );
       assert.ok(result.ledger.unavailable > 0, 'the database restart was seen (503s with Retry-After)');
+      // The invariants must not hold for want of anything to check.
+      const { acked, outcomes } = result.ledger;
+      for (const operation of ['gateway call', 'verify after removal', 'verification verify']) {
+        assert.ok((outcomes.get(operation)?.get(200) ?? 0) + (outcomes.get(operation)?.get(403) ?? 0) > 0, `${operation} was answered`);
+      }
+      assert.ok(acked.persons.length > 0 && acked.credentials.length > 0 && acked.tokens.length > 0, 'writes were acknowledged');
+      assert.ok(acked.identities.size > 0 && acked.removed.size > 0, 'identities were created and removed');
       for (const invariant of result.invariants) assert.ok(invariant.held, `${invariant.name}: ${invariant.detail}\n\n${report}`);
     });
   });

@@ -27,7 +27,7 @@ describe('Gateway shutdown', () => {
   it('fails /readyz at once, proxies through shutdown_delay, then stops accepting and lets requests in flight finish', async () => {
     const upstream = await startUpstream();
     const gateway = await startGateway(
-      readGatewayConfig({ port: 0, admin_port: 0, default_target: upstream.url, shutdown_delay: '500ms', shutdown_timeout: '10s' }, fileKey),
+      readGatewayConfig({ port: 0, admin_port: 0, default_target: upstream.url, shutdown_delay: '1500ms', shutdown_timeout: '10s' }, fileKey),
       [],
       silent,
     );
@@ -42,14 +42,15 @@ describe('Gateway shutdown', () => {
       assert.deepEqual(await ready.json(), { result: { status: 'stopping', reasons: ['the gateway is shutting down'] } });
       assert.equal(await status(`${gateway.url}/fast`), 200, 'still proxying during the delay');
 
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 1_800 - Date.now())));
       await assert.rejects(fetch(`${gateway.url}/fast`, { headers: { connection: 'close' } }), 'no new connections after the delay');
+      const released = Date.now();
       upstream.release();
       const answer = await slow;
       assert.equal(answer.status, 200);
       assert.equal(await answer.text(), 'slow done', 'the request in flight was answered');
       await closing;
-      assert.ok(Date.now() - started < 3_000, 'idle keep-alive connections did not hold the drain to the timeout');
+      assert.ok(Date.now() - released < 3_000, 'idle keep-alive connections did not hold the drain to the timeout');
     } finally {
       upstream.release();
       await upstream.close();

@@ -32,7 +32,7 @@ export function recoveryCodeProblem(code: string): string | undefined {
   if (code.length > MAX_RECOVERY_CODE_LENGTH) return `must be at most ${MAX_RECOVERY_CODE_LENGTH} characters`;
   // Only a space separates groups: a hyphen is itself printable, so `[ -]` as the separator made
   // every hyphen ambiguous and the match exponential (seconds per code) on a code that fails.
-  if (!/^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/.test(code)) return 'must be printable ASCII, single spaces or hyphens between groups';
+  if (!/^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/.test(code)) return 'must be printable ASCII, with at most single spaces between groups';
   if ((normaliseRecoveryCode(code) ?? '').length < MIN_RECOVERY_CODE_LENGTH)
     return `must have at least ${MIN_RECOVERY_CODE_LENGTH} characters besides spaces and hyphens`;
   return undefined;

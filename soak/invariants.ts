@@ -48,16 +48,18 @@ async function inactiveTokens(tokens: readonly string[], replicaUrl: string, fix
   return inactive;
 }
 
-/** Polls `url` until it answers 200, for at most `timeoutMs`. */
-export async function readyWithin(url: string, timeoutMs: number): Promise<boolean> {
+/** Polls `url` until it answers 200, for at most `timeoutMs`: undefined then, else what it last answered. */
+export async function readyWithin(url: string, timeoutMs: number): Promise<string | undefined> {
   const deadline = Date.now() + timeoutMs;
+  let last = 'nothing';
   while (Date.now() < deadline) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
-      (response) => response.status === 200,
-      () => false,
+    const answer = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+      async (response) => (response.status === 200 ? undefined : `${response.status} ${(await response.text()).slice(0, 300)}`),
+      (error: Error) => `no answer (${error.message})`,
     );
-    if (ok) return true;
+    if (answer === undefined) return undefined;
+    last = answer;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return false;
+  return last;
 }

@@ -124,10 +124,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await sleep(REST_MS);
 
     const memory = watched.map(({ process, pid }, i) => ({ process, baselineMiB: baseline[i]!, endMiB: residentMiB(pid) ?? 0 }));
-    const recovered = await Promise.all([
-      ...replicas.map((replica) => readyWithin(`${replica.url}/readyz`, 15_000)),
-      ...gateways.map((gateway) => readyWithin(`${gateway.adminUrl}/readyz`, 15_000)),
-    ]);
+    const probed = [
+      ...replicas.map((replica, i) => ({ name: `replica ${i + 1}`, url: `${replica.url}/readyz` })),
+      ...gateways.map((gateway, i) => ({ name: `gateway ${i + 1}`, url: `${gateway.adminUrl}/readyz` })),
+    ];
+    const stillNotReady = (await Promise.all(probed.map(async ({ name, url }) => ({ name, last: await readyWithin(url, 15_000) })))).filter(
+      (probe) => probe.last !== undefined,
+    );
     const invariants: Invariant[] = [
       await acknowledgedWritesKept(database.url, ledger, survivor.url, fixtures),
       { name: 'no request answered 500', held: ledger.count(500) === 0, detail: `${ledger.count(500)} of ${ledger.requests}` },
@@ -148,8 +151,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       },
       {
         name: 'every replica and gateway ready again afterwards',
-        held: recovered.every(Boolean),
-        detail: `${recovered.filter(Boolean).length} of ${recovered.length} answered /readyz 200`,
+        held: stillNotReady.length === 0,
+        detail:
+          stillNotReady.length === 0
+            ? `${probed.length} of ${probed.length} answered /readyz 200`
+            : stillNotReady.map((probe) => `${probe.name} still answered ${probe.last}`).join('; '),
       },
       {
         name: 'memory levels off: no leak',

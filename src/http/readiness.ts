@@ -1,4 +1,3 @@
-import { SingleFlightOne } from '../concurrency/single-flight.ts';
 import type { KeyRing } from '../oauth/keys/key-ring.ts';
 import { LATEST_SCHEMA_VERSION } from '../store/migrations.ts';
 import { StorageUnavailableError, type StoreConnection } from '../store/store.ts';
@@ -19,20 +18,31 @@ const PROBE_TIMEOUT_MS = 2_000;
 
 /**
  * The check behind GET /readyz. Probes at once share one check, a ready answer is reused for a
- * second, and a check that takes longer than two seconds answers not ready (it goes on, and the
- * next probes wait for it rather than start more queries on a database that does not answer).
+ * second, and a check that takes longer than two seconds answers not ready. Later probes join a
+ * check under way only while it is within those two seconds: one stuck on a dead connection
+ * must not hold every probe after it to "not ready".
  */
 export function readinessProbe(deps: ReadinessDeps): () => Promise<Readiness> {
-  const flight = new SingleFlightOne<Readiness>();
+  let running: { check: Promise<Readiness>; startedAt: number } | undefined;
   let lastReady: { at: number; report: Readiness } | undefined;
   return async () => {
     if (deps.stopping()) return { ready: false, reason: 'this instance is shutting down' };
-    if (lastReady && Date.now() - lastReady.at < READY_CACHE_MS) return lastReady.report;
+    const now = Date.now();
+    if (lastReady && now - lastReady.at < READY_CACHE_MS) return lastReady.report;
+    let current = running;
+    if (!current || now - current.startedAt >= PROBE_TIMEOUT_MS) {
+      const started = { check: checkReadiness(deps), startedAt: now };
+      running = current = started;
+      void started.check.finally(() => {
+        if (running === started) running = undefined;
+      });
+    }
+    const deadlineMs = current.startedAt + PROBE_TIMEOUT_MS - now;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<Readiness>((resolve) => {
-      timer = setTimeout(() => resolve({ ready: false, reason: `the database did not answer within ${PROBE_TIMEOUT_MS / 1000} s` }), PROBE_TIMEOUT_MS);
+      timer = setTimeout(() => resolve({ ready: false, reason: `the database did not answer within ${PROBE_TIMEOUT_MS / 1000} s` }), deadlineMs);
     });
-    const report = await Promise.race([flight.run(() => checkReadiness(deps)), timeout]).finally(() => clearTimeout(timer));
+    const report = await Promise.race([current.check, timeout]).finally(() => clearTimeout(timer));
     lastReady = report.ready ? { at: Date.now(), report } : undefined;
     return report;
   };

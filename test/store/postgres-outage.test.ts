@@ -91,7 +91,7 @@ if (postgres) {
       }
     });
 
-    it('answers /readyz within its bound when the database accepts connections but never answers', async () => {
+    it('answers /readyz within its bound when the database accepts connections but never answers, and is ready once it answers again', async () => {
       const database = await postgres.fresh();
       const url = new URL(database.url);
       const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
@@ -109,6 +109,15 @@ if (postgres) {
           assert.match(probe.body.errors[0].message, /the database did not answer within 2 s/);
         }
         assert.ok(took < 4_000, `answered after ${took} ms`);
+
+        // The database answers again, but the checks above stay stuck on their held connections:
+        // a probe must not wait on them (regression: later probes all joined a stuck check, here until
+        // the pool gave up connecting after 5 s; a query stuck on an open connection held them for good).
+        relay.hanging = false;
+        const answering = Date.now();
+        const ready = await t.call('GET', '/readyz');
+        assert.equal(ready.status, 200, JSON.stringify(ready.body));
+        assert.ok(Date.now() - answering < 1_500, `ready ${Date.now() - answering} ms after the database answered again`);
       } finally {
         relay.hanging = false;
         await relay.down();

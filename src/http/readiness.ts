@@ -11,24 +11,21 @@ export interface ReadinessDeps {
 
 export type Readiness = { ready: true; database: StoreConnection['dialect']; schema_version: number; signing_key: string } | { ready: false; reason: string };
 
-/** A "ready" answer is reused this long: several balancers probing each second cost one query. */
-const READY_CACHE_MS = 1_000;
 /** A probe waits this long for the database; a replica that slow should not get traffic. */
 const PROBE_TIMEOUT_MS = 2_000;
 
 /**
- * The check behind GET /readyz. Probes at once share one check, a ready answer is reused for a
- * second, and a check that takes longer than two seconds answers not ready. Later probes join a
+ * The check behind GET /readyz. Probes at once share one check (several balancers probing
+ * together cost one query), and a check that takes longer than two seconds answers not ready.
+ * Nothing is reused after it ends: the answer names the signing key, which a rotation changes. Later probes join a
  * check under way only while it is within those two seconds: one stuck on a dead connection
  * must not hold every probe after it to "not ready".
  */
 export function readinessProbe(deps: ReadinessDeps): () => Promise<Readiness> {
   let running: { check: Promise<Readiness>; startedAt: number } | undefined;
-  let lastReady: { at: number; report: Readiness } | undefined;
   return async () => {
     if (deps.stopping()) return { ready: false, reason: 'this instance is shutting down' };
     const now = Date.now();
-    if (lastReady && now - lastReady.at < READY_CACHE_MS) return lastReady.report;
     let current = running;
     if (!current || now - current.startedAt >= PROBE_TIMEOUT_MS) {
       const started = { check: checkReadiness(deps), startedAt: now };
@@ -43,7 +40,6 @@ export function readinessProbe(deps: ReadinessDeps): () => Promise<Readiness> {
       timer = setTimeout(() => resolve({ ready: false, reason: `the database did not answer within ${PROBE_TIMEOUT_MS / 1000} s` }), deadlineMs);
     });
     const report = await Promise.race([current.check, timeout]).finally(() => clearTimeout(timer));
-    lastReady = report.ready ? { at: Date.now(), report } : undefined;
     return report;
   };
 }

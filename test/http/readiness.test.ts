@@ -44,8 +44,6 @@ describe('/readyz and the schema version', () => {
 
   it('stays ready when a newer release has migrated ahead of it (rolling upgrades: migrations only add)', async () => {
     onTheFile(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${LATEST_SCHEMA_VERSION + 1}, 'from a newer release', 0)`);
-    // A ready answer is reused for a second (readiness.ts); the one before this test must not be it.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const response = await t.call('GET', '/readyz');
     assert.equal(response.status, 200);
     assert.equal(response.body.result.schema_version, LATEST_SCHEMA_VERSION + 1);

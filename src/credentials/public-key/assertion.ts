@@ -4,6 +4,8 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server';
+import { parseCoseKey } from './cose-key.ts';
+import { isStrictDerEcdsaSignature } from './der-signature.ts';
 import type { PublicKeyParams } from './params.ts';
 
 /**
@@ -74,6 +76,7 @@ export async function verifyAssertion(input: VerifyAssertionInput): Promise<Asse
   // @simplewebauthn reports the credential it was given; it does not check the answer names it.
   if (typeof response?.id !== 'string' || response.id !== credential.webauthn_credential_id)
     return { verified: false, reason: 'the response is not from the credential that was asked for' };
+  if (!isCanonicalSignature(response, credential.public_key)) return { verified: false, reason: 'the signature is not in the one encoding it has' };
   const storedCount = credential.authenticator.sign_count;
   let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
@@ -98,6 +101,20 @@ export async function verifyAssertion(input: VerifyAssertionInput): Promise<Asse
     cloneWarning: isCloneSignal(storedCount, reported),
     userVerified: result.authenticationInfo.userVerified,
   };
+}
+
+/**
+ * The signature in the one encoding it has: base64url (padding aside) of, for ES256, strict DER.
+ * Other encodings of the same r and s verify just as well in the library; refusing them keeps one
+ * signed answer to one form (the fuzzing of issue 15 found edited bytes accepted).
+ */
+function isCanonicalSignature(response: AuthenticationResponseJSON, publicKey: string): boolean {
+  const encoded = response?.response?.signature;
+  if (typeof encoded !== 'string') return true; // the library refuses a missing signature itself
+  const signature = Buffer.from(encoded, 'base64url');
+  if (signature.toString('base64url') !== encoded.replace(/=+$/, '')) return false;
+  const key = parseCoseKey(Buffer.from(publicKey, 'base64'));
+  return !key.ok || key.key.algorithm !== 'ES256' || isStrictDerEcdsaSignature(signature);
 }
 
 /**

@@ -29,6 +29,17 @@ function allowedWrites(operation: JsonOperation, response: Response): string[] {
   return [];
 }
 
+/** `__proto__`, or `constructor` holding `prototype`: keys fastify's JSON parser refuses wherever they are. */
+function holdsForbiddenKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(
+    ([key, member]) =>
+      key === '__proto__' ||
+      (key === 'constructor' && typeof member === 'object' && member !== null && Object.hasOwn(member, 'prototype')) ||
+      holdsForbiddenKey(member),
+  );
+}
+
 for (const backend of backends()) {
   describe(`JSON bodies of every public operation, fuzzed, on ${backend.name}`, () => {
     let t: FuzzService;
@@ -86,6 +97,16 @@ for (const backend of backends()) {
       return response;
     };
 
+    it('regression: [{"__proto__":0}] as a body is a forbidden key first (MALFORMED_JSON); the property once expected INVALID_FIELD', async () => {
+      const operation = byRoute('/authn/totp/recovery-codes');
+      const response = await send(operation, '[{"__proto__":0}]', 'a forbidden key in a wrongly typed body');
+      assert.deepEqual(
+        assertApiRefusal(response, 'forbidden key').map((e) => e.code),
+        ['MALFORMED_JSON'],
+      );
+      assert.equal(holdsForbiddenKey(JSON.parse('[{"__proto__":0}]')), true, 'the model knows it');
+    });
+
     it('refuses a body valid but for one field with 400 INVALID_FIELD naming that field, and writes nothing', async () => {
       const cases = fc.oneof(...operations.map((operation) => mutatedBody(operation.schema).map((mutated) => ({ operation, mutated }))));
       await fc.assert(
@@ -96,6 +117,13 @@ for (const backend of backends()) {
           const response = await send(operation, JSON.stringify(mutated.body), context);
           const errors = assertApiRefusal(response, context);
           assert.equal(response.status, 400, context);
+          // A forbidden key anywhere is refused before the schema is read (docs/errors.md, MALFORMED_JSON).
+          if (holdsForbiddenKey(mutated.body))
+            return void assert.deepEqual(
+              errors.map((e) => e.code),
+              ['MALFORMED_JSON'],
+              context,
+            );
           assert.ok(
             errors.every((e) => e.code === 'INVALID_FIELD'),
             `${context}: ${JSON.stringify(errors)}`,

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { backends } from '../../helpers/backends.ts';
 import { createPerson, mintPersonToken, registerClient } from '../../helpers/oauth.ts';
 import type { Response } from '../../helpers/service.ts';
+import { holdsForbiddenKey } from '../forbidden-keys.ts';
 import { assertApiRefusal, assertNothingWritten, changes, type FuzzService, rawCall, runs, startFuzzService } from './fuzz-service.ts';
 import { mutatedBody, type Schema, validValue } from './schema-arbitraries.ts';
 
@@ -27,17 +28,6 @@ function allowedWrites(operation: JsonOperation, response: Response): string[] {
   if (login && (response.status === 401 || response.status === 429)) return ['authn_attempts', 'audit_events'];
   if (/^\/(integrations|helpdesk)\/email-verifications/.test(operation.route)) return ['rate_limits', 'audit_events'];
   return [];
-}
-
-/** `__proto__`, or `constructor` holding `prototype`: keys fastify's JSON parser refuses wherever they are. */
-function holdsForbiddenKey(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  return Object.entries(value).some(
-    ([key, member]) =>
-      key === '__proto__' ||
-      (key === 'constructor' && typeof member === 'object' && member !== null && Object.hasOwn(member, 'prototype')) ||
-      holdsForbiddenKey(member),
-  );
 }
 
 for (const backend of backends()) {

@@ -5,6 +5,7 @@ import { apiErrorStatus } from '../../../src/errors/catalogue.ts';
 import type { Backend } from '../../helpers/backends.ts';
 import { createPerson } from '../../helpers/oauth.ts';
 import { type Response, startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
+import { holdsForbiddenKey } from '../forbidden-keys.ts';
 
 /**
  * What the credential fuzz files share: the refusal every parser and endpoint must give (a 400
@@ -63,10 +64,18 @@ export function assertCatalogued(response: Response): void {
   }
 }
 
-/** The API's refusal of a bad field: 400 INVALID_FIELD, every message naming `field`. */
-export function assertRefusedNaming(response: Response, field: string): void {
+/**
+ * The API's refusal of a bad field: 400 INVALID_FIELD, every message naming `field`. When the
+ * body `sent` holds a key the JSON parser refuses first, 400 MALFORMED_JSON instead.
+ */
+export function assertRefusedNaming(response: Response, field: string, sent?: unknown): void {
   assertCatalogued(response);
   assert.equal(response.status, 400, JSON.stringify(response.body));
+  if (holdsForbiddenKey(sent))
+    return void assert.deepEqual(
+      response.body.errors.map((e: { code: string }) => e.code),
+      ['MALFORMED_JSON'],
+    );
   for (const error of response.body.errors) {
     assert.equal(error.code, 'INVALID_FIELD');
     assert.ok(names(error.message, field), `${error.message} should name ${field}`);

@@ -101,7 +101,7 @@ for (const backend of backends()) {
           const first = await verify(challenge_id, edited);
           assertCatalogued(first);
           if (refusedUpFront(edited, first)) {
-            assertRefusedNaming(first, 'body.response');
+            assertRefusedNaming(first, 'body.response', edited);
             // Refused before the challenge was looked at: it is still there, once.
             assert.equal((await verify(challenge_id, genuine)).status, 200, edit.name);
           } else if (first.status === 200) {
@@ -133,12 +133,24 @@ for (const backend of backends()) {
           const edited = { ...genuine, response: { ...genuine.response, userHandle: handle } };
           const response = await verify(challenge_id, edited);
           assertCatalogued(response);
-          if (refusedUpFront(edited, response)) assertRefusedNaming(response, 'body.response.response.userHandle');
+          if (refusedUpFront(edited, response)) assertRefusedNaming(response, 'body.response.response.userHandle', edited);
           else assertGeneric401(response, { name: `userHandle ${JSON.stringify(handle)}` }, true);
           await resetAttempts();
         }),
         { numRuns: httpRuns(backend, RUNS) },
       );
+    });
+
+    it('regression: an answer whose id is {"__proto__":null} is MALFORMED_JSON (the property expected INVALID_FIELD), the challenge unspent', async () => {
+      const { challenge_id, genuine } = await ceremony(false);
+      const edited = { ...genuine, id: JSON.parse('{"__proto__":null}') };
+      const response = await verify(challenge_id, edited);
+      assertRefusedNaming(response, 'body.response', edited);
+      assert.deepEqual(
+        response.body.errors.map((e: { code: string }) => e.code),
+        ['MALFORMED_JSON'],
+      );
+      assert.equal((await verify(challenge_id, genuine)).status, 200);
     });
 
     it('regression: a discoverable login whose user handle is a raw NUL is refused, never a 5xx', async () => {
@@ -147,7 +159,7 @@ for (const backend of backends()) {
       const edited = { ...genuine, response: { ...genuine.response, userHandle: '\u0000' } };
       const response = await verify(challenge_id, edited);
       assertCatalogued(response);
-      if (refusedUpFront(edited, response)) assertRefusedNaming(response, 'body.response.response.userHandle');
+      if (refusedUpFront(edited, response)) assertRefusedNaming(response, 'body.response.response.userHandle', edited);
       else assertGeneric401(response, { name: 'userHandle NUL' });
       await resetAttempts();
     });
@@ -187,7 +199,7 @@ for (const backend of backends()) {
           const first = await finish(challenge_id, edited);
           assertCatalogued(first);
           if (refusedUpFront(edited, first)) {
-            assertRefusedNaming(first, 'body.response');
+            assertRefusedNaming(first, 'body.response', edited);
             assert.equal((await finish(challenge_id, genuine)).status, 201, `${edit.name}: the challenge was still unused`);
             return;
           }

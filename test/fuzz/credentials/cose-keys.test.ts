@@ -123,14 +123,15 @@ for (const backend of backends()) {
     /** 201 exactly when the type's own checks accept the params; else 400 naming `field`, and nothing stored. */
     async function importJudged(params: Record<string, unknown>, field: string): Promise<void> {
       const before = await credentialCount(target);
-      const response = await target.t.call('POST', `/persons/${target.personId}/credentials`, { as: target.org, body: { type: 'public-key', params } });
+      const body = { type: 'public-key', params };
+      const response = await target.t.call('POST', `/persons/${target.personId}/credentials`, { as: target.org, body });
       const judged = parsedOrRefused(field, () => normalisePublicKeyParams(JSON.parse(JSON.stringify(params))));
       if (judged.ok) {
         assert.equal(response.status, 201, JSON.stringify(response.body));
         assert.deepEqual(response.body.result.params, judged.value);
         assert.equal(await credentialCount(target), before + 1);
       } else {
-        assertRefusedNaming(response, field);
+        assertRefusedNaming(response, field, body);
         assert.equal(await credentialCount(target), before, 'nothing stored');
       }
     }

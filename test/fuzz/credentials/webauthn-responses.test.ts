@@ -7,6 +7,7 @@ import { configurePasskeys, ORIGIN, RP_ID, registerPasskey, userHandleOf } from 
 import { loginPerson } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
 import { errorCodes, type Response, startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
+import { holdsForbiddenKey } from '../forbidden-keys.ts';
 import { assertCatalogued, assertRefusedNaming, httpRuns } from './fuzz-support.ts';
 import { assertionForgeries, type CredentialJson, type Edit, registrationEdits, registrationForgeries, structuralEdits } from './webauthn-mutations.ts';
 
@@ -35,7 +36,8 @@ const holdsNul = (value: unknown): boolean =>
     ? value.includes('\u0000')
     : typeof value === 'object' && value !== null && Object.entries(value).some(([key, member]) => key.includes('\u0000') || holdsNul(member));
 /** Refused by body validation, before the challenge is looked at: a 400 naming the member, the challenge left unused. */
-const refusedUpFront = (r: CredentialJson, response: Response) => !admitted(r) || (holdsNul(r) && response.status === 400);
+/** Refused before the challenge is looked at: by the JSON parser (a forbidden key), by the schema, or for a NUL. */
+const refusedUpFront = (r: CredentialJson, response: Response) => holdsForbiddenKey(r) || !admitted(r) || (holdsNul(r) && response.status === 400);
 const sameBytes = (a: unknown, b: string) => typeof a === 'string' && Buffer.from(a, 'base64url').equals(Buffer.from(b, 'base64url'));
 
 for (const backend of backends()) {

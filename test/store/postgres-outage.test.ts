@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import { backends } from '../helpers/backends.ts';
+import { type Backend, backends } from '../helpers/backends.ts';
 import { errorCodes, startTestService } from '../helpers/service.ts';
 
 /** A TCP relay in front of PostgreSQL that the test can cut and restore, like a database restart. */
@@ -48,16 +48,22 @@ class Relay {
   }
 }
 
+/** The service over a fresh database of `postgres`, reached through a Relay the test controls. */
+async function serviceBehindRelay(postgres: Backend) {
+  const database = await postgres.fresh();
+  const url = new URL(database.url);
+  const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
+  await relay.up();
+  url.host = `127.0.0.1:${relay.port}`;
+  const t = await startTestService({ name: 'postgres', fresh: async () => ({ url: url.toString(), drop: async () => {} }) });
+  return { database, relay, t };
+}
+
 const postgres = backends().find((b) => b.name === 'postgres');
 if (postgres) {
   describe('PostgreSQL going away and coming back', () => {
     it('answers 503 STORAGE_UNAVAILABLE (and /readyz 503) while it is down, writes nothing, and recovers by itself', async () => {
-      const database = await postgres.fresh();
-      const url = new URL(database.url);
-      const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
-      await relay.up();
-      url.host = `127.0.0.1:${relay.port}`;
-      const t = await startTestService({ name: 'postgres', fresh: async () => ({ url: url.toString(), drop: async () => {} }) });
+      const { database, relay, t } = await serviceBehindRelay(postgres);
       try {
         const org = await t.org();
         assert.equal((await t.call('GET', '/persons', { as: org })).status, 200);
@@ -92,12 +98,7 @@ if (postgres) {
     });
 
     it('answers /readyz within its bound when the database accepts connections but never answers, and is ready once it answers again', async () => {
-      const database = await postgres.fresh();
-      const url = new URL(database.url);
-      const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
-      await relay.up();
-      url.host = `127.0.0.1:${relay.port}`;
-      const t = await startTestService({ name: 'postgres', fresh: async () => ({ url: url.toString(), drop: async () => {} }) });
+      const { database, relay, t } = await serviceBehindRelay(postgres);
       try {
         relay.hang();
         const started = Date.now();

@@ -1,7 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { SoftwareAuthenticator } from '../src/dev/software-authenticator.ts';
 import { configurePasskeys, importParams } from '../test/authn/webauthn/passkeys.ts';
-import { importCredential, policyHash } from '../test/helpers/authn.ts';
+import { importCredential, policyHash, signedInWithTwoFactors } from '../test/helpers/authn.ts';
 import { type ClientCredentials, mintPersonToken, registerClient } from '../test/helpers/oauth.ts';
 import { createOrg, type Replica } from '../test/helpers/replicas.ts';
 import type { TestOrg } from '../test/helpers/service.ts';
@@ -70,7 +70,9 @@ export async function makeFixtures(databaseUrl: string, replica: Replica, people
       body: { handles: [{ type: 'email_address', value: email }], roles: ['verifier'], console: true },
     });
     if (created.status !== 201) throw new Error(`making a verifier failed: ${JSON.stringify(created.body)}`);
-    verifiers.push({ 'service-orgid': org.orgId, authorization: `Bearer ${await mintPersonToken(t, org, created.body.result.id)}` });
+    // The helpdesk door takes a sign-in with two factors only (design §5).
+    const jwt = await signedInWithTwoFactors(t, org, created.body.result.id, email);
+    verifiers.push({ 'service-orgid': org.orgId, authorization: `Bearer ${jwt}` });
   }
   return { org, gatewayClient, caller, persons, passwordHash, scim, verifiers };
 }

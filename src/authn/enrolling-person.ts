@@ -1,17 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, invalidField, personNotFound } from '../errors/api-error.ts';
+import { invalidField, personNotFound } from '../errors/api-error.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import { type TokenReader, TokenRejected } from '../oauth/tokens/reader.ts';
+import type { TokenReader } from '../oauth/tokens/reader.ts';
+import type { CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { Organization, Person } from '../store/types.ts';
+import { hasSecondFactor, type Proof, requireAssurance } from './assurance.ts';
 import { organizationOf } from './organization-header.ts';
+import { personOfBearer } from './person-bearer.ts';
 
-/** Who enrols: the organisation and the person, and the admin key when one was used. */
+/** Who enrols: the organisation and the person, and either the admin key used or what the person proved. */
 export interface Enroller {
   org: Organization;
   person: Person;
   apiKeyId: string | null;
+  /** The person's own sign-in (their JWT, or their console session); null for an admin key. */
+  proof: Proof | null;
 }
 
 /**
@@ -19,7 +24,8 @@ export interface Enroller {
  * organisation (not a client's token, not a delegated one) enrols the person it names, and
  * `person_id` is refused; without it, an admin key of the organisation enrols the person named
  * by `person_id`, which is then required. A person may add a factor for themselves, and an
- * administrator for anyone, but a service acting for a person may not.
+ * administrator for anyone, but a service acting for a person may not. What the person's own
+ * sign-in must have proven is asked by each operation (requireFactorManagement).
  */
 export async function enrollingPerson(
   request: FastifyRequest,
@@ -31,37 +37,30 @@ export async function enrollingPerson(
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const org = await organizationOf(request, store);
-    const person = await personOfBearer(authorization, org, store, reader);
+    const { person, proof } = await personOfBearer(authorization, org, store, reader);
     if (personId !== undefined) throw invalidField('body.person_id', 'is not allowed with a person JWT: the token names the person');
-    return { org, person, apiKeyId: null };
+    return { org, person, apiKeyId: null, proof };
   }
   await requireApiKey(store, ['admin']).call(request.server, request, reply);
   const { org, key } = tenantOf(request);
   if (personId === undefined) throw invalidField('body.person_id', 'is required with an API key (or authenticate as the person with a person JWT)');
   const person = await store.getPerson(org.id, personId);
   if (!person) throw personNotFound('body.person_id');
-  return { org, person, apiKeyId: key.id };
+  return { org, person, apiKeyId: key.id, proof: null };
 }
 
 /**
- * The person an `Authorization: Bearer <person JWT>` header names: a JWT of this service and
- * organisation held by the person itself (not a client's token, not a delegated one).
+ * Design §5, for a person managing their own factors: a sign-in at all (never a minted token),
+ * with two factors once they hold a second factor, and no older than ten minutes for `recent`
+ * operations (removals, new recovery codes). An administrator's key manages anyone's factors.
  */
-export async function personOfBearer(authorization: string, org: Organization, store: PersonStore, reader: TokenReader): Promise<Person> {
-  const match = /^Bearer ([^\s]+)$/i.exec(authorization);
-  if (!match) throw new ApiError('UNAUTHENTICATED', 'header Authorization: must be Bearer and a person JWT');
-  const value = match[1]!;
-  const refused = (why: string) => new ApiError('UNAUTHENTICATED', `header Authorization: the token ${why}`);
-  let token: Awaited<ReturnType<TokenReader['jwt']>>;
-  try {
-    token = await reader.jwt(value);
-  } catch (error) {
-    if (error instanceof TokenRejected) throw refused(error.message);
-    throw error;
-  }
-  if (token.orgId !== org.id) throw refused('is of another organisation');
-  if (token.act !== undefined || token.clientId !== undefined) throw refused('must be a person JWT, not a client or delegated token');
-  const person = await store.getPerson(org.id, token.subject);
-  if (!person) throw refused('names no person of this organisation');
-  return person;
+export async function requireFactorManagement(
+  store: Pick<CredentialStore, 'listCredentialsOfType'>,
+  enroller: Pick<Enroller, 'org' | 'person' | 'proof'>,
+  operation: string,
+  recent?: { now: number },
+): Promise<void> {
+  if (enroller.proof === null) return;
+  const twoFactors = await hasSecondFactor(store, enroller.org.id, enroller.person.id);
+  requireAssurance(enroller.proof, { twoFactors, ...(recent ? { recent } : {}) }, operation);
 }

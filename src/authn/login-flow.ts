@@ -1,14 +1,13 @@
 import { ApiError } from '../errors/api-error.ts';
-import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AttemptCounter } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
-import type { Handle, Organization } from '../store/types.ts';
+import type { Handle, Organization, Person } from '../store/types.ts';
 import type { AttemptTicket } from './attempt-limiter.ts';
 import { attemptCounter } from './attempt-subject.ts';
 import { type AttemptOutcome, recordAuthnAttempt } from './audit.ts';
-import { type AmrValue, issuePersonToken, type PersonLogin } from './person-token.ts';
+import type { AmrValue } from './person-token.ts';
 
 /** What a method's check found: the credential it matched (and spent), or why it failed. */
 export type CheckOutcome =
@@ -37,7 +36,6 @@ export interface AttemptGate {
 export interface LoginFlowDeps {
   store: PersonStore & CredentialStore & AuditStore;
   limiter: AttemptGate;
-  issuer: TokenIssuer;
   /** The credentials' keyed hash, which names a handle's attempt counters. */
   hashCode: (code: string) => string;
   now: () => number;
@@ -50,7 +48,7 @@ export function authenticationFailed(): ApiError {
 
 /**
  * The one path of every login: handle → person (or nobody) → the attempt limiter (the
- * handle's counter for this credential type) → the method's check and spend → last_used → audit → person JWT. Password and TOTP
+ * handle's counter for this credential type) → the method's check and spend → last_used → audit. Password and TOTP
  * logins differ only in their LoginMethod, so the rules that keep logins safe (counting before
  * checking, the same answer for every failure, an audit event per attempt) are written once.
  */
@@ -61,14 +59,12 @@ export class LoginFlow {
     this.#deps = deps;
   }
 
-  /** `handle` must be canonical (validation/handle.ts), so every spelling counts as one subject. */
-  async login(org: Organization, handle: Handle, method: LoginMethod): Promise<PersonLogin> {
-    const { personId, amr } = await this.authenticate(org, handle, method);
-    return issuePersonToken(this.#deps.issuer, org, personId, amr);
-  }
-
-  /** The same path without the token: who proved themselves, and how (the console keeps a session instead). */
-  async authenticate(org: Organization, handle: Handle, method: LoginMethod): Promise<{ personId: string; amr: readonly AmrValue[] }> {
+  /**
+   * Who proved themselves with `method`, and how: what a token or a console session of theirs is
+   * then made from (after the second factor, when one is owed). `handle` must be canonical
+   * (validation/handle.ts), so every spelling counts as one subject.
+   */
+  async authenticate(org: Organization, handle: Handle, method: LoginMethod): Promise<{ person: Person; amr: readonly AmrValue[] }> {
     const { store, limiter, hashCode, now } = this.#deps;
     const person = await store.findPersonByHandle(org.id, handle);
     const personId = person?.id ?? null;
@@ -100,7 +96,7 @@ export class LoginFlow {
       throw error;
     }
 
-    if (outcome.kind === 'failure' || personId === null) {
+    if (outcome.kind === 'failure' || !person) {
       await ticket.failed();
       await audit('failure', outcome.kind === 'failure' ? outcome.reason : 'unknown_handle');
       throw authenticationFailed();
@@ -110,6 +106,6 @@ export class LoginFlow {
     await ticket.succeeded();
     await audit('success', null, credential.id, outcome.method);
     await method.afterSuccess?.(org.id, credential);
-    return { personId, amr: method.amr };
+    return { person, amr: method.amr };
   }
 }

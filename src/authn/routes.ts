@@ -33,6 +33,7 @@ export interface LoginServiceOptions {
 export interface LoginServices {
   store: Store;
   flow: LoginFlow;
+  issuer: TokenIssuer;
   pool: HashWorkPool;
   perSource: LoginsPerSource;
   context: CredentialTypeContext;
@@ -46,7 +47,8 @@ export function loginServices({ store, issuer, context, now, pool: given, hashTh
   const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
   return {
     store,
-    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now), issuer, hashCode: context.hashCode, now }),
+    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now), hashCode: context.hashCode, now }),
+    issuer,
     pool,
     perSource: new LoginsPerSource(loginsPerSource),
     context,
@@ -60,10 +62,10 @@ export function loginServices({ store, issuer, context, now, pool: given, hashTh
 
 /** The authentication challenges (POST /authn/…): one plugin, so app.ts registers it in one line. */
 export function authnRoutes(services: LoginServices, reader: TokenReader): FastifyPluginAsyncTypebox {
-  const { store, flow, pool, perSource, context, now, policy } = services;
+  const { store, flow, issuer, pool, perSource, context, now, policy } = services;
   return async (app) => {
     await app.register(enrolmentRoutes(store, reader, { store, context, now }));
     await app.register(attemptRoutes(store, now, context.hashCode));
-    await app.register(loginRoutes({ store, flow, pool, perSource, context, now, ...(policy ? { policy } : {}) }));
+    await app.register(loginRoutes({ store, flow, issuer, pool, perSource, context, now, ...(policy ? { policy } : {}) }));
   };
 }

@@ -8,7 +8,7 @@ import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { TotpEnrolmentStore } from '../store/totp-enrolments/store.ts';
-import type { Enroller } from './enrolling-person.ts';
+import { type Enroller, requireFactorManagement } from './enrolling-person.ts';
 import { withUsedStep } from './totp-spend.ts';
 
 /** Long enough to scan a QR code and type a first code; short enough that a forgotten one goes. */
@@ -34,12 +34,10 @@ export interface StartedEnrolment {
  * Starts an enrolment: a fresh key and recovery codes, prepared exactly as an import of them
  * would be (so an enrolled and an imported credential are alike) and kept pending in the store.
  */
-export async function startTotpEnrolment(
-  { org, person }: Enroller,
-  label: string | null,
-  { store, context, now }: TotpEnrolmentDeps,
-): Promise<StartedEnrolment> {
+export async function startTotpEnrolment(enroller: Enroller, label: string | null, { store, context, now }: TotpEnrolmentDeps): Promise<StartedEnrolment> {
+  const { org, person } = enroller;
   checkCredentialLabel(label);
+  await requireFactorManagement(store, enroller, 'TOTP enrolment');
   const at = now();
   await store.purgeExpiredTotpEnrolments(at);
   const { secret, keyUri } = newEnrolment(org.name, accountName(person.handles[0]?.value, person.id));
@@ -69,6 +67,7 @@ export async function startTotpEnrolment(
 export async function confirmTotpEnrolment(enroller: Enroller, enrolmentId: string, code: string, deps: TotpEnrolmentDeps): Promise<Credential> {
   const { store, context, now } = deps;
   const { org, person } = enroller;
+  await requireFactorManagement(store, enroller, 'TOTP enrolment');
   const at = now();
   const pending = await store.getTotpEnrolment(org.id, person.id, enrolmentId, at);
   if (!pending) throw enrolmentNotFound();

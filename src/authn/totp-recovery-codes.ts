@@ -3,7 +3,7 @@ import { normaliseRecoveryCode, readStoredTotp, recoveryCodes } from '../credent
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { Credential } from '../store/credentials/store.ts';
-import type { Enroller } from './enrolling-person.ts';
+import { type Enroller, requireFactorManagement } from './enrolling-person.ts';
 import { ENROLMENT_RECOVERY_CODES, type TotpEnrolmentDeps } from './totp-enrolment.ts';
 
 /**
@@ -30,6 +30,8 @@ export async function regenerateRecoveryCodes(
   { store, context, now }: TotpEnrolmentDeps,
 ): Promise<RegeneratedRecoveryCodes> {
   const { org, person } = enroller;
+  // New codes are a way in: as a removal, they need a recent sign-in with two factors.
+  await requireFactorManagement(store, enroller, 'new recovery codes', { now: now() });
   let credential = await totpCredentialOf(store, enroller, credentialId);
   const codes = recoveryCodes(ENROLMENT_RECOVERY_CODES);
   const hashes = recoveryCodeHashes(codes, context);

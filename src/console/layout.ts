@@ -14,14 +14,15 @@ export interface PageOptions {
 }
 
 function navigation(ctx: ConsoleRequest): Html {
-  const who = ctx.signedIn;
+  // A session that must enrol a second factor first sees no other page: its navigation is sign-out alone.
+  const who = ctx.signedIn ?? ctx.enrolling;
   if (!who) return html``;
-  const roles = who.person.roles;
+  const roles = ctx.signedIn ? who.person.roles : [];
   const email = who.person.handles.find((h) => h.type === 'email_address')?.value ?? who.person.id;
   return html`<nav aria-label="Console">
     <ul>
       ${roles.includes('verifier') && html`<li><a href="/console/verify">Verify a caller</a></li>`}
-      <li><a href="/console/security">My security</a></li>
+      ${ctx.signedIn && html`<li><a href="/console/security">My security</a></li>`}
       ${roles.includes('admin') && html`<li><a href="/console/admin">Administration</a></li>`}
     </ul>
     <form method="post" action="/console/sign-out" class="inline">

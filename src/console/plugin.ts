@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { needsTwoFactors, provedTwoFactors } from '../authn/assurance.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { errorBody } from '../http/envelope.ts';
 import { toErrorResponse } from '../http/error-handler.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { assetRoutes } from './assets.ts';
-import { type ConsoleRequest, consoleRequest, SignInRequired, seeOther, setConsoleRequest } from './context.ts';
+import { ConfirmationRequired } from './confirm/recent.ts';
+import { confirmRoutes } from './confirm/routes.ts';
+import { type ConsoleRequest, consoleRequest, ENROLMENT_PAGE, EnrolmentRequired, SignInRequired, seeOther, setConsoleRequest } from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { acceptForms, field } from './form-body.ts';
 import { consoleHeaders } from './headers.ts';
@@ -48,11 +51,13 @@ export function consolePlugin(deps: ConsoleDeps) {
       );
       pages.get('/console', async (_request, reply) => seeOther(reply, '/console/'));
       pages.get('/console/', async (request, reply) => {
-        const { signedIn: who, pending } = consoleRequest(request);
+        const { signedIn: who, enrolling, pending } = consoleRequest(request);
+        if (enrolling) return seeOther(reply, ENROLMENT_PAGE);
         if (!who) return seeOther(reply, pending ? '/console/sign-in/code' : '/console/sign-in');
         return seeOther(reply, who.person.roles.includes('verifier') ? '/console/verify' : '/console/security');
       });
       await pages.register(signInRoutes(deps));
+      await pages.register(confirmRoutes(deps));
       await pages.register(verifyRoutes(deps));
       await pages.register(adminRoutes(deps));
       await pages.register(securityRoutes(deps));
@@ -62,29 +67,32 @@ export function consolePlugin(deps: ConsoleDeps) {
 
 async function readBrowser(deps: ConsoleDeps, request: FastifyRequest, reply: FastifyReply): Promise<ConsoleRequest> {
   let state = await deps.sessions.read(request);
-  let signedIn: ConsoleRequest['signedIn'];
-  let pending: ConsoleRequest['pending'];
+  const ctx = { signedIn: undefined, enrolling: undefined, pending: undefined } as Pick<ConsoleRequest, 'signedIn' | 'enrolling' | 'pending'>;
   if (state.session) {
-    const { orgId, personId } = state.session;
+    const { orgId, personId, generation } = state.session;
     const [org, person] = await Promise.all([deps.store.getOrganization(orgId), deps.store.getPerson(orgId, personId)]);
-    // Membership is read on every request: a person taken out of the console is out at once.
-    if (org && person?.console) {
-      if (state.session.stage === 'signed_in') signedIn = { session: state.session, org, person };
-      else pending = { session: state.session, org, person };
+    // Membership and generation are read on every request: a person taken out of the console, or
+    // who signed out everywhere, lost a credential or changed roles since, is out at once.
+    if (org && person?.console && person.generation === generation) {
+      const who = { session: state.session, org, person };
+      if (state.session.stage === 'second_factor') ctx.pending = who;
+      else if (needsTwoFactors(person) && !provedTwoFactors(state.session)) ctx.enrolling = who;
+      else ctx.signedIn = who;
     } else {
       await deps.sessions.end(reply, state);
-      state = deps.sessions.signedOut(request);
+      state = { ...deps.sessions.signedOut(request), stale: true };
     }
   }
   deps.sessions.keepAnonymous(reply, state);
-  return { state, csrf: deps.sessions.csrfToken(state), signedIn, pending };
+  return { state, csrf: deps.sessions.csrfToken(state), ...ctx };
 }
 
 /** Errors as pages a person can read (the console's own script asks for JSON, and gets the API's envelope). */
 function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const wantsJson = request.headers.accept?.includes('application/json') === true;
-  if (error instanceof SignInRequired && !wantsJson) return seeOther(reply, error.location);
-  const response = toErrorResponse(error instanceof SignInRequired ? new ApiError('UNAUTHENTICATED', 'console: sign in first (the session has ended)') : error);
+  const redirect = error instanceof SignInRequired || error instanceof EnrolmentRequired || error instanceof ConfirmationRequired;
+  if (redirect && !wantsJson) return seeOther(reply, error.location);
+  const response = toErrorResponse(apiErrorOf(error));
   if (response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'console request failed');
   reply.headers(response.headers ?? {});
   if (wantsJson) return reply.code(response.status).send(errorBody(response.status, response.errors));
@@ -98,11 +106,19 @@ function answerError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   });
 }
 
+/** The console's own redirects, for its script (which asks for JSON): the API's error of the same meaning. */
+function apiErrorOf(error: unknown): unknown {
+  if (error instanceof SignInRequired) return new ApiError('UNAUTHENTICATED', 'console: sign in first (the session has ended)');
+  if (error instanceof EnrolmentRequired) return new ApiError('FORBIDDEN', `${error.message} (${ENROLMENT_PAGE})`);
+  if (error instanceof ConfirmationRequired) return new ApiError('INSUFFICIENT_USER_AUTHENTICATION', `${error.message} (${error.location})`);
+  return error;
+}
+
 function consoleRequestOrNone(request: FastifyRequest): ConsoleRequest {
   try {
     return consoleRequest(request);
   } catch {
     // The hook itself failed (the database is down): a page without a session's navigation.
-    return { state: { session: undefined, binding: '', newAnonymous: false }, csrf: '', signedIn: undefined, pending: undefined };
+    return { state: { session: undefined, binding: '', newAnonymous: false }, csrf: '', signedIn: undefined, enrolling: undefined, pending: undefined };
   }
 }

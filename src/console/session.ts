@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { consoleSessionDefaults } from '../config/defaults.ts';
 import { hashSecret, randomSecret } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { ConsoleSession, ConsoleSessionStage, ConsoleSessionStore } from '../store/console-sessions/store.ts';
+import type { ConsoleSession, ConsoleSessionStore } from '../store/console-sessions/store.ts';
 import { type CookieNames, cookieNames, readCookie, setCookie } from './cookies.ts';
 
 export interface SessionPolicy {
@@ -91,26 +91,57 @@ export class ConsoleSessions {
   async begin(
     reply: FastifyReply,
     previous: BrowserState,
-    party: { orgId: string; personId: string; stage: ConsoleSessionStage; handle?: ConsoleSession['handle']; amr: string[] },
+    party: Pick<ConsoleSession, 'orgId' | 'personId' | 'stage' | 'amr' | 'generation'> & { ticketHash?: string; authTime?: number },
   ): Promise<void> {
-    if (previous.session) await this.#store.deleteConsoleSession(previous.session.idHash);
     const now = this.#now();
     // Sessions nobody came back to are cleared here, as WebAuthn challenges are at their start:
     // sign-ins are few, and both conditions are indexed.
     await this.#store.purgeConsoleSessions(now, now - this.#policy.idleMs);
-    const value = randomSecret();
     const lifetime = party.stage === 'signed_in' ? this.#policy.absoluteMs : this.#policy.secondFactorMs;
-    await this.#store.createConsoleSession({
-      idHash: hashSecret(value),
+    await this.#replace(reply, previous, {
       orgId: party.orgId,
       personId: party.personId,
       stage: party.stage,
-      handle: party.handle ?? null,
+      ticketHash: party.ticketHash ?? null,
       amr: party.amr,
+      generation: party.generation,
+      authTime: party.authTime ?? now,
       createdAt: now,
       lastSeenAt: now,
       expiresAt: now + lifetime,
     });
+  }
+
+  /**
+   * The browser's signed-in session with the methods of a factor just proven added, under a new
+   * cookie (what the session proves went up, so a cookie known before must not carry it). When it
+   * began, its sign-in time and its absolute end stay as they were.
+   */
+  async strengthen(reply: FastifyReply, state: BrowserState, amr: string[]): Promise<void> {
+    const session = state.session;
+    if (!session) throw new TypeError('strengthen needs the browser to have a session');
+    const { idHash: _previous, ...kept } = session;
+    await this.#replace(reply, state, { ...kept, amr, lastSeenAt: this.#now() });
+  }
+
+  /**
+   * Keeps this browser signed in at the person's new generation, after a change of their own (they
+   * removed a factor, or changed their own roles) that ended every other sign-in of theirs. The
+   * cookie stays: the session proves no more than before, and the page's other forms stay valid.
+   */
+  async carryOn(state: BrowserState, generation: number): Promise<void> {
+    if (state.session) await this.#store.setConsoleSessionGeneration(state.session.idHash, generation);
+  }
+
+  /** Records that the person proved who they are again now: sensitive actions are open for the next ten minutes. */
+  async reauthenticated(state: BrowserState): Promise<void> {
+    if (state.session) await this.#store.reauthenticateConsoleSession(state.session.idHash, this.#now());
+  }
+
+  async #replace(reply: FastifyReply, previous: BrowserState, next: Omit<ConsoleSession, 'idHash'>): Promise<void> {
+    if (previous.session) await this.#store.deleteConsoleSession(previous.session.idHash);
+    const value = randomSecret();
+    await this.#store.createConsoleSession({ idHash: hashSecret(value), ...next });
     const secure = this.#policy.secure;
     reply.header('set-cookie', [
       // A browser-session cookie: closing the browser of a shared helpdesk desk ends it there too.

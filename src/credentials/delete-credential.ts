@@ -15,11 +15,12 @@ export interface DeletedCredential {
 /**
  * Deletes one credential of one person and records it: the one way a credential goes, whether
  * an administrator deletes it through the API or the person removes their own in the console.
+ * The person's generation is raised with it (design §5): what they signed in to before ends.
  * 404 when the person has no credential with this id (another person's is none of theirs).
  */
 export async function deletePersonCredential(store: CredentialStore & AuditStore, deleted: DeletedCredential): Promise<void> {
   const { orgId, personId, credentialId, audit, at } = deleted;
-  if (!(await store.deleteCredential(orgId, personId, credentialId))) {
+  if (!(await store.deleteCredential(orgId, personId, credentialId, at))) {
     throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
   }
   await recordEvent(store, at, orgId, 'credential.deleted', { person_id: personId, credential_id: credentialId, ...audit });

@@ -4,6 +4,7 @@ import { oauthError } from './errors.ts';
 import { OAuthParams } from './form.ts';
 import type { OAuthDeps } from './grants/grant.ts';
 import { introspectorAuthentication, mayIntrospect } from './introspector.ts';
+import { isOfCurrentGeneration } from './tokens/person-generation.ts';
 import { type OwnToken, TokenRejected } from './tokens/reader.ts';
 import { tokenShape } from './tokens/token-types.ts';
 
@@ -18,8 +19,12 @@ async function readAny(deps: OAuthDeps, value: string, orgId: string): Promise<O
   try {
     const token = shape === 'jwt' ? await deps.reader.jwt(value) : shape === 'opaque' ? await deps.reader.opaque(value) : undefined;
     if (token?.orgId !== orgId) return undefined;
-    // A JWT cannot be revoked, but one whose person or client was deleted is no longer reported active.
-    if (token.format === 'jwt' && token.subject.startsWith('per_') && !(await deps.store.getPerson(orgId, token.subject))) return undefined;
+    // A JWT cannot be revoked, but one whose person or client was deleted, or of the person's
+    // earlier generation, is no longer reported active.
+    if (token.format === 'jwt' && token.subject.startsWith('per_')) {
+      const person = await deps.store.getPerson(orgId, token.subject);
+      if (!person || !isOfCurrentGeneration(token, person)) return undefined;
+    }
     if (token.format === 'jwt' && token.subject.startsWith('cli_') && !(await deps.store.getClient(orgId, token.subject))) return undefined;
     return token;
   } catch (error) {

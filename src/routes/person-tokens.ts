@@ -59,7 +59,15 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
         if (body.may_act?.sub === person.id) throw invalidField('body.may_act.sub', 'must name another party than the person');
         const lifetimeSeconds = Math.min(body.expires_in ?? org.config.token_lifetime_ceiling, org.config.token_lifetime_ceiling);
         const scope = [...scopeSet(body.scope ?? '')].join(' ');
-        const token = await issuer.jwt({ orgId: org.id, subject: person.id, scope, lifetimeSeconds, ...(body.may_act ? { mayAct: body.may_act } : {}) });
+        // No amr: a minted token proves no sign-in (design §5), so it manages no factors and opens no helpdesk door.
+        const token = await issuer.jwt({
+          orgId: org.id,
+          subject: person.id,
+          scope,
+          lifetimeSeconds,
+          personGeneration: person.generation,
+          ...(body.may_act ? { mayAct: body.may_act } : {}),
+        });
         // Minting speaks for a person: who did it is worth a record.
         const at = now();
         await recordEvent(store, at, org.id, 'person.token_minted', {

@@ -54,16 +54,24 @@ export function newPerson(orgId: string, given: { handles: readonly Handle[]; ro
     roles: given.roles ?? [],
     console: given.console ?? false,
     createdAt: Date.now(),
+    generation: 0,
   };
 }
 
 /**
- * Changes a person's roles or console membership (404 for an unknown id). Taken out of the
- * console, their console sessions end here; a sign-in racing this change is refused on its
- * next request anyway, since the console reads membership on every request.
+ * Changes a person's roles or console membership (404 for an unknown id). A change of roles
+ * raises their generation (design §5), which ends their person JWTs and console sessions.
+ * Taken out of the console, their console sessions end here; a sign-in racing this change is
+ * refused on its next request anyway, since the console reads membership on every request.
  */
-export async function changePersonAccess(store: PersonStore & ConsoleSessionStore, orgId: string, id: string, access: PersonAccess): Promise<Person> {
-  const person = await store.setPersonAccess(orgId, id, access);
+export async function changePersonAccess(
+  store: PersonStore & ConsoleSessionStore,
+  orgId: string,
+  id: string,
+  access: PersonAccess,
+  at: number,
+): Promise<Person> {
+  const person = await store.setPersonAccess(orgId, id, access, at);
   if (!person) throw personNotFound();
   if (access.console === false) await store.deleteConsoleSessionsOfPerson(orgId, id);
   return person;
@@ -123,7 +131,7 @@ export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSes
         },
       },
       async (request) => {
-        const person = await changePersonAccess(store, tenantOf(request).org.id, request.params.person_id, request.body);
+        const person = await changePersonAccess(store, tenantOf(request).org.id, request.params.person_id, request.body, Date.now());
         return { result: presentPerson(person) };
       },
     );

@@ -7,8 +7,9 @@ import { sqlCredentialStore } from './credentials/sql.ts';
 import { sqlIdentityStore } from './identities/sql.ts';
 import { sqlOrganizationStore } from './organizations/sql.ts';
 import type { PartyDeletionStep } from './party-deletion.ts';
-import { sqlPersonStore } from './persons/sql.ts';
+import { type GenerationStep, raiseGenerationIn, sqlPersonStore } from './persons/sql.ts';
 import { sqlRateLimitStore } from './rate-limits/sql.ts';
+import { sqlSecondFactorTicketStore } from './second-factor-tickets/sql.ts';
 import { sqlSigningKeyStore } from './signing-keys/sql.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import type { Store, StoreConnection } from './store.ts';
@@ -25,16 +26,19 @@ export function sqlStore(db: SqlDriver): Store {
   // What else must go, in the deleting transaction, when a person or a client is deleted.
   // (A person's credentials go by the foreign key's ON DELETE CASCADE, in the same statement.)
   const onPartyDeleted: PartyDeletionStep[] = [revokeTokensOfParty, forgetAttemptsOfParty];
+  // What else ends when a person's generation is raised: their opaque tokens, as at deletion.
+  const onGenerationRaised: GenerationStep[] = [revokeTokensOfParty];
+  const raiseGeneration: GenerationStep = (tx, orgId, personId, at) => raiseGenerationIn(tx, onGenerationRaised, orgId, personId, at);
   // Typed as the intersection of the parts, so leaving a module out fails to compile here.
   const store: Store = composeStores(
     connection(db),
     sqlOrganizationStore(db),
-    sqlPersonStore(db, onPartyDeleted),
+    sqlPersonStore(db, onPartyDeleted, onGenerationRaised),
     sqlClientStore(db, onPartyDeleted),
     sqlTokenStore(db),
     sqlSigningKeyStore(db),
     sqlAuditStore(db),
-    sqlCredentialStore(db),
+    sqlCredentialStore(db, [raiseGeneration]),
     sqlAuthnAttemptStore(db),
     sqlWebAuthnChallengeStore(db),
     sqlTotpEnrolmentStore(db),
@@ -43,6 +47,7 @@ export function sqlStore(db: SqlDriver): Store {
     sqlConnectionStore(db),
     sqlIdentityStore(db),
     sqlConsoleSessionStore(db),
+    sqlSecondFactorTicketStore(db),
   );
   return store;
 }

@@ -8,6 +8,7 @@ import type { IdentityStore } from './identities/store.ts';
 import type { OrganizationStore } from './organizations/store.ts';
 import type { PersonStore } from './persons/store.ts';
 import type { RateLimitStore } from './rate-limits/store.ts';
+import type { SecondFactorTicketStore } from './second-factor-tickets/store.ts';
 import type { SigningKeyStore } from './signing-keys/store.ts';
 import type { TokenStore } from './tokens/store.ts';
 import type { TotpEnrolmentStore } from './totp-enrolments/store.ts';
@@ -51,4 +52,5 @@ export type Store = StoreConnection &
   RateLimitStore &
   ConnectionStore &
   IdentityStore &
-  ConsoleSessionStore;
+  ConsoleSessionStore &
+  SecondFactorTicketStore;

@@ -1,3 +1,4 @@
+import { type Proof, requireAssurance } from '../authn/assurance.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { Person } from '../store/types.ts';
@@ -31,10 +32,11 @@ export interface HelpdeskOperator {
 
 /**
  * The person at the helpdesk door (the API with their own JWT, or the console's session) as the
- * operator of their checks: a verifier with an email handle, else 403 with `who` saying which
- * credential named them.
+ * operator of their checks: signed in with two factors (design §5: always, whatever they hold;
+ * else 401), a verifier with an email handle (else 403, `who` saying which credential named them).
  */
-export function helpdeskOperator(person: Person, who: string): HelpdeskOperator {
+export function helpdeskOperator(person: Person, proof: Proof, who: string): HelpdeskOperator {
+  requireAssurance(proof, { twoFactors: true }, 'the helpdesk door');
   const email = person.handles.find((handle) => handle.type === 'email_address')?.value;
   if (!isVerifier(person) || email === undefined) {
     throw new ApiError('FORBIDDEN', `${who}: the person is not a console person holding the verifier role, with an email handle`);

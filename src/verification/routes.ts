@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { personOfBearer } from '../authn/enrolling-person.ts';
 import { organizationOf } from '../authn/organization-header.ts';
+import { personOfBearer } from '../authn/person-bearer.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ErrorEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
@@ -99,8 +99,8 @@ export function helpdeskVerificationRoutes(deps: VerificationDeps, reader: Token
     const org = await organizationOf(request, deps.store);
     const authorization = request.headers.authorization;
     if (authorization === undefined) throw new ApiError('UNAUTHENTICATED', 'header Authorization: is required (Bearer and the person JWT of a verifier)');
-    const person = await personOfBearer(authorization, org, deps.store, reader);
-    return { org, ...helpdeskOperator(person, 'header Authorization') };
+    const { person, proof } = await personOfBearer(authorization, org, deps.store, reader);
+    return { org, ...helpdeskOperator(person, proof, 'header Authorization') };
   };
   return async (app) => {
     // Before the body is read, as at the integration door: design §6 answers the caller's

@@ -6,8 +6,6 @@ import { passwordMethod } from '../../src/authn/password-method.ts';
 import { credentialTypeContext } from '../../src/credentials/context.ts';
 import { HashWorkPool } from '../../src/credentials/password/index.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
-import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
-import { TokenIssuer } from '../../src/oauth/tokens/issuer.ts';
 import { importCredential, loginPerson, policyHash, slowHashJob } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
@@ -27,13 +25,9 @@ for (const backend of backends()) {
       const store = t.service.store;
       const person = await loginPerson(t, org);
       await importCredential(t, org, person.id, 'password', { password_hash: await policyHash('secret words') });
-      const keys = new KeyRing(store, TEST_SECRET);
-      await keys.init();
-      const issuer = new TokenIssuer({ store, keys, issuer: () => t.service.issuer, now: Date.now });
       const flow = new LoginFlow({
         store,
         limiter: new AttemptLimiter(store, Date.now),
-        issuer,
         hashCode: credentialTypeContext(TEST_SECRET).hashCode,
         now: Date.now,
       });
@@ -43,7 +37,7 @@ for (const backend of backends()) {
       const organization = await store.getOrganization(org.orgId);
       assert.ok(organization);
       const method = passwordMethod('secret words', { store, pool, now: Date.now });
-      await assert.rejects(flow.login(organization, { type: 'email_address', value: person.email }, method), (error: unknown) => {
+      await assert.rejects(flow.authenticate(organization, { type: 'email_address', value: person.email }, method), (error: unknown) => {
         assert.ok(error instanceof ApiError);
         assert.deepEqual([error.code, error.status, error.headers['Retry-After']], ['PASSWORD_CHECKS_BUSY', 503, '2']);
         return true;
@@ -54,8 +48,8 @@ for (const backend of backends()) {
         'the attempt was counted before the check and taken back',
       );
       await held;
-      const login = await flow.login(organization, { type: 'email_address', value: person.email }, method);
-      assert.equal(login.person_id, person.id);
+      const login = await flow.authenticate(organization, { type: 'email_address', value: person.email }, method);
+      assert.equal(login.person.id, person.id);
     });
   });
 }

@@ -31,11 +31,15 @@ for (const backend of backends()) {
       const personId = await createPerson(svc, org);
       const stored = await svc.service.store.getOrganization(org.orgId);
       assert.ok(stored);
-      const login = await issuePersonToken(issuer, stored, personId, ['pwd']);
+      const authTime = Date.now() - 1_500;
+      const login = await issuePersonToken(issuer, stored, { personId, amr: ['pwd'], authTime, generation: 3 });
       assert.deepEqual(Object.keys(login).sort(), ['person_id', 'token']);
       assert.equal(login.person_id, personId);
       const payload = claims(login.token);
-      assert.deepEqual({ sub: payload.sub, oid: payload.oid, amr: payload.amr }, { sub: personId, oid: org.orgId, amr: ['pwd'] });
+      assert.deepEqual(
+        { sub: payload.sub, oid: payload.oid, amr: payload.amr, auth_time: payload.auth_time, gen: payload.gen },
+        { sub: personId, oid: org.orgId, amr: ['pwd'], auth_time: Math.floor(authTime / 1000), gen: 3 },
+      );
       assert.equal(payload.exp - payload.iat, stored.config.token_lifetime_ceiling);
 
       const client = await registerClient(svc, org);
@@ -52,7 +56,7 @@ for (const backend of backends()) {
     it('refuses to issue without an authentication method', async () => {
       const stored = await svc.service.store.getOrganization(org.orgId);
       assert.ok(stored);
-      await assert.rejects(issuePersonToken(issuer, stored, 'per_x', []), TypeError);
+      await assert.rejects(issuePersonToken(issuer, stored, { personId: 'per_x', amr: [], authTime: Date.now(), generation: 0 }), TypeError);
     });
 
     it('records authn.attempt events with the injected clock and only the fields it names', async () => {

@@ -5,8 +5,6 @@ import { LoginFlow } from '../../src/authn/login-flow.ts';
 import { totpMethod } from '../../src/authn/totp-method.ts';
 import { credentialTypeContext } from '../../src/credentials/context.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
-import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
-import { TokenIssuer } from '../../src/oauth/tokens/issuer.ts';
 import { importCredential, keyUriOf, login, loginPerson, oathtoolVectors } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
@@ -31,10 +29,7 @@ for (const backend of backends()) {
       org = await t.org();
       const store = t.service.store;
       const now = () => clock.at;
-      const keys = new KeyRing(store, TEST_SECRET, now);
-      await keys.init();
-      const issuer = new TokenIssuer({ store, keys, issuer: () => t.service.url, now });
-      flow = new LoginFlow({ store, limiter: noLimit, issuer, hashCode: credentialTypeContext(TEST_SECRET).hashCode, now });
+      flow = new LoginFlow({ store, limiter: noLimit, hashCode: credentialTypeContext(TEST_SECRET).hashCode, now });
     });
     after(() => t.close());
 
@@ -51,7 +46,7 @@ for (const backend of backends()) {
       assert.ok(organization);
       const method = () => totpMethod(code, { store: t.service.store, context: credentialTypeContext(TEST_SECRET), now: () => clock.at });
       const settled = await Promise.allSettled(
-        Array.from({ length: USES }, () => flow.login(organization, { type: 'email_address', value: person.email }, method())),
+        Array.from({ length: USES }, () => flow.authenticate(organization, { type: 'email_address', value: person.email }, method())),
       );
       const failures = settled.filter((result) => result.status === 'rejected');
       for (const failure of failures) assert.ok(failure.reason instanceof ApiError && failure.reason.code === 'UNAUTHENTICATED', String(failure.reason));

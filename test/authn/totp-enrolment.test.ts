@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
-import { login, loginPerson } from '../helpers/authn.ts';
+import { completeWithCode, login, loginPerson, passwordJwt, passwordPerson } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
-import { clientToken, mintPersonToken, registerClient } from '../helpers/oauth.ts';
+import { claims, clientToken, registerClient } from '../helpers/oauth.ts';
 import type { TestOrg, TestService } from '../helpers/service.ts';
 
 const FROZEN = Date.UTC(2031, 4, 6, 7, 8, 0);
@@ -27,8 +27,8 @@ for (const backend of backends()) {
 
     it('a person JWT enrols its person: key and codes shown once, confirmed by a first code that cannot log in again', async () => {
       clock.at = FROZEN;
-      const person = await loginPerson(t, org);
-      const jwt = await mintPersonToken(t, org, person.id);
+      const person = await passwordPerson(t, org);
+      const jwt = await passwordJwt(t, org, person);
       const started = await t.call('POST', '/authn/totp/enrolment', { as: asPerson(jwt), body: { label: 'phone' } });
       assert.equal(started.status, 201, JSON.stringify(started.body));
       const { enrolment_id, key_uri, secret, recovery_codes, expires_at } = started.body.result;
@@ -48,7 +48,17 @@ for (const backend of backends()) {
         { type: 'totp', params: { recovery_codes_total: 10, recovery_codes_unused: 10 }, label: 'phone' },
       );
       const again = await t.call('POST', '/authn/totp/enrolment/confirm', { as: asPerson(jwt), body: { enrolment_id, code } });
-      assert.equal(again.status, 404, 'an enrolment is confirmed once');
+      assert.deepEqual(
+        [again.status, again.body.errors[0].code],
+        [401, 'INSUFFICIENT_USER_AUTHENTICATION'],
+        'now that the person holds a second factor, a password-only JWT manages no factor',
+      );
+      const password = await login(t, org, '/authn/password', { handle: { type: 'email_address', value: person.email }, password: person.password });
+      assert.equal(password.body.result.second_factor_required, true, 'and a password alone no longer signs them in');
+      const second = await completeWithCode(t, org, password.body.result.second_factor_ticket, recovery_codes[1]);
+      assert.deepEqual(claims(second.body.result.token).amr, ['pwd', 'otp', 'mfa']);
+      const once = await t.call('POST', '/authn/totp/enrolment/confirm', { as: asPerson(second.body.result.token), body: { enrolment_id, code } });
+      assert.equal(once.status, 404, 'an enrolment is confirmed once');
 
       const totp = (value: string) => login(t, org, '/authn/totp', { handle: { type: 'email_address', value: person.email }, code: value });
       assert.equal((await totp(code)).status, 401, "the confirming code's step is spent");
@@ -59,8 +69,8 @@ for (const backend of backends()) {
 
     it('regression: an Authorization scheme written "bearer" was refused; RFC 7235 schemes ignore case', async () => {
       clock.at = FROZEN;
-      const person = await loginPerson(t, org);
-      const jwt = await mintPersonToken(t, org, person.id);
+      const person = await passwordPerson(t, org);
+      const jwt = await passwordJwt(t, org, person);
       const started = await t.call('POST', '/authn/totp/enrolment', { as: { 'service-orgid': org.orgId, authorization: `bearer ${jwt}` }, body: {} });
       assert.equal(started.status, 201, JSON.stringify(started.body));
     });
@@ -84,19 +94,19 @@ for (const backend of backends()) {
 
     it('refuses person_id beside a person JWT, a client token, no credentials, and an expired enrolment', async () => {
       clock.at = FROZEN;
-      const person = await loginPerson(t, org);
-      const jwt = await mintPersonToken(t, org, person.id);
+      const person = await passwordPerson(t, org);
+      const jwt = await passwordJwt(t, org, person);
       const named = await t.call('POST', '/authn/totp/enrolment', { as: asPerson(jwt), body: { person_id: person.id } });
       assert.deepEqual([named.status, named.body.errors[0].message.split(':')[0]], [400, 'body.person_id']);
       const client = await registerClient(t, org);
       const clientJwt = await clientToken(t, client);
-      assert.equal((await t.call('POST', '/authn/totp/enrolment', { as: asPerson(clientJwt), body: {} })).status, 401);
+      assert.equal((await t.call('POST', '/authn/totp/enrolment', { as: asPerson(clientJwt), body: {} })).status, 401, 'an opaque client token is no JWT');
       assert.equal((await t.call('POST', '/authn/totp/enrolment', { as: { 'service-orgid': org.orgId }, body: {} })).status, 401);
       const started = await t.call('POST', '/authn/totp/enrolment', { as: asPerson(jwt) });
       assert.equal(started.status, 201, 'no body at all is an empty one');
       clock.at += 600_000;
       const late = await t.call('POST', '/authn/totp/enrolment/confirm', {
-        as: asPerson(await mintPersonToken(t, org, person.id)),
+        as: asPerson(await passwordJwt(t, org, person)),
         body: { enrolment_id: started.body.result.enrolment_id, code: codeAt(started.body.result.secret, clock.at) },
       });
       assert.equal(late.status, 404, 'expired after ten minutes');

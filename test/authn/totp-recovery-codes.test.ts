@@ -4,7 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import { regenerateRecoveryCodes } from '../../src/authn/totp-recovery-codes.ts';
 import { credentialTypeContext } from '../../src/credentials/context.ts';
 import type { Store } from '../../src/store/store.ts';
-import { importCredential, login, loginPerson } from '../helpers/authn.ts';
+import { completeWithCode, importCredential, login, loginPerson, type PasswordPerson, passwordJwt, passwordPerson } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
 import { clientToken, mintPersonToken, registerClient } from '../helpers/oauth.ts';
@@ -30,13 +30,19 @@ for (const backend of backends()) {
 
     const asPerson = (jwt: string) => ({ 'service-orgid': org.orgId, authorization: `Bearer ${jwt}` });
     const totp = (email: string, code: string) => login(t, org, '/authn/totp', { handle: { type: 'email_address', value: email }, code });
+    /** A sign-in with the password and then `code` of the person's TOTP: a JWT with mfa, as new recovery codes need. */
+    const twoFactors = async (person: PasswordPerson, code: string) => {
+      const first = await login(t, org, '/authn/password', { handle: { type: 'email_address', value: person.email }, password: person.password });
+      const second = await completeWithCode(t, org, first.body.result.second_factor_ticket, code);
+      assert.equal(second.status, 200, JSON.stringify(second.body));
+      return second.body.result.token as string;
+    };
 
     it('a person JWT replaces its TOTP recovery codes: ten new ones shown once, the old ones refused, the key kept', async () => {
       clock.at = FROZEN;
-      const person = await loginPerson(t, org);
+      const person = await passwordPerson(t, org);
       const credentialId = await importCredential(t, org, person.id, 'totp', totpParams);
-      assert.equal((await totp(person.email, OLD_CODES[0]!)).status, 200, 'an old code works before');
-      const jwt = await mintPersonToken(t, org, person.id);
+      const jwt = await twoFactors(person, OLD_CODES[0]!);
       const answer = await t.call('POST', '/authn/totp/recovery-codes', { as: asPerson(jwt) });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       const { credential_id, recovery_codes } = answer.body.result;
@@ -51,7 +57,7 @@ for (const backend of backends()) {
       assert.equal((await totp(person.email, TOTP.generate({ secret: Secret.fromBase32(SECRET), timestamp: clock.at }))).status, 200, 'the key is kept');
 
       const listed = (await t.call('GET', `/persons/${person.id}/credentials`, { as: org })).body.result;
-      assert.deepEqual(listed[0].params, { recovery_codes_total: 10, recovery_codes_unused: 9 });
+      assert.deepEqual(listed.find((c: { type: string }) => c.type === 'totp').params, { recovery_codes_total: 10, recovery_codes_unused: 9 });
       const events = (await t.call('GET', '/audit/events?type=credential.recovery_codes_regenerated', { as: org })).body.result;
       assert.deepEqual(
         events.map((e: { data: unknown }) => e.data),
@@ -74,13 +80,13 @@ for (const backend of backends()) {
 
     it('names the credential when there are several, and refuses one that is not a TOTP of the person', async () => {
       clock.at = FROZEN;
-      const person = await loginPerson(t, org);
+      const person = await passwordPerson(t, org);
       const other = await loginPerson(t, org);
-      const jwt = await mintPersonToken(t, org, person.id);
-      const none = await t.call('POST', '/authn/totp/recovery-codes', { as: asPerson(jwt), body: {} });
+      const none = await t.call('POST', '/authn/totp/recovery-codes', { as: asPerson(await passwordJwt(t, org, person)), body: {} });
       assert.equal(none.status, 404, 'no TOTP credential');
       const first = await importCredential(t, org, person.id, 'totp', totpParams);
       await importCredential(t, org, person.id, 'totp', totpParams);
+      const jwt = await twoFactors(person, OLD_CODES[1]!);
       const several = await t.call('POST', '/authn/totp/recovery-codes', { as: asPerson(jwt), body: {} });
       assert.equal(several.status, 400);
       assert.match(several.body.errors[0].message, /^body\.credential_id: is required: the person has 2 TOTP credentials/);
@@ -114,7 +120,7 @@ for (const backend of backends()) {
       });
       const organization = (await real.getOrganization(org.orgId))!;
       const who = (await real.getPerson(org.orgId, person.id))!;
-      const { recovery_codes } = await regenerateRecoveryCodes({ org: organization, person: who, apiKeyId: null }, undefined, {
+      const { recovery_codes } = await regenerateRecoveryCodes({ org: organization, person: who, apiKeyId: null, proof: null }, undefined, {
         store,
         context: credentialTypeContext(TEST_SECRET),
         now: () => clock.at,

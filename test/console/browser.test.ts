@@ -33,17 +33,17 @@ describe('The console in a real browser', () => {
 
   /** Every page the test visits is scanned; a serious or critical violation fails the page's step. */
   const scanned = new Set<string>();
-  async function accessible(name: string): Promise<void> {
-    const violations = await axeScan(page);
-    assert.deepEqual(violations, [], `${name} (${page.url()}): ${formatViolations(violations)}`);
+  async function accessible(name: string, on: Page = page): Promise<void> {
+    const violations = await axeScan(on);
+    assert.deepEqual(violations, [], `${name} (${on.url()}): ${formatViolations(violations)}`);
     scanned.add(name);
   }
 
   const focusedId = () => page.evaluate(() => (globalThis as any).document.activeElement?.id as string | undefined);
 
   /** docs/console.md's screenshots, refreshed when asked for (CONSOLE_SCREENSHOTS=1), so a test run leaves the tree as it was. */
-  async function shot(file: string): Promise<void> {
-    if (process.env.CONSOLE_SCREENSHOTS === '1') await screenshot(page, file);
+  async function shot(file: string, on: Page = page): Promise<void> {
+    if (process.env.CONSOLE_SCREENSHOTS === '1') await screenshot(on, file);
   }
 
   async function submit(selector: string): Promise<void> {
@@ -82,6 +82,12 @@ describe('The console in a real browser', () => {
     assert.equal(await focusedId(), 'password');
     await page.keyboard.type(verifier.password);
     await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    // The second factor (design §5): the code field has the focus, and Enter sends it.
+    assert.equal(new URL(page.url()).pathname, '/console/sign-in/code');
+    await accessible('sign-in: second factor');
+    assert.equal(await focusedId(), 'code');
+    await page.keyboard.type(verifier.recoveryCodes.shift()!);
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
     assert.equal(new URL(page.url()).pathname, '/console/verify');
     await accessible('verify: find');
   });
@@ -108,7 +114,9 @@ describe('The console in a real browser', () => {
     assert.equal(replay.status, 303);
     assert.equal(replay.headers.get('location'), '/console/sign-in?notice=expired');
 
-    await page.type('#organization', h.org.orgId);
+    // Signing out kept the organisation: the sign-in page has it filled in.
+    const orgName = (await h.t.service.store.getOrganization(h.org.orgId))!.name;
+    assert.equal(await page.$eval('#organization', (input) => (input as unknown as { value: string }).value), orgName);
     await submit('#passkey-sign-in');
     assert.equal(new URL(page.url()).pathname, '/console/verify');
     const [credential] = await authenticator.credentials();
@@ -215,11 +223,27 @@ describe('The console in a real browser', () => {
     await shot('admin-persons.png');
     await page.goto(`${base}/console/admin/organization`);
     await shot('admin-organization.png');
-    await page.goto(`${base}/console/security`);
-    await submit('form[action="/console/security/totp"] button[type=submit]');
-    assert.ok(await page.$('svg[role=img]'), 'the key URI as a QR code');
-    await accessible('authenticator app set-up');
-    await shot('totp-setup.png');
+
+    // A new administrator with a password only: the console asks for a second factor first.
+    const newcomer = await consolePerson(h.t, h.org, { roles: ['admin'], secondFactor: false });
+    const context = await browser.createBrowserContext();
+    try {
+      const other = await context.newPage();
+      await other.setViewport({ width: 1100, height: 900 });
+      await other.goto(`${base}/console/sign-in?org=${h.org.orgId}`);
+      await other.type('#email', newcomer.email);
+      await other.type('#password', newcomer.password);
+      await Promise.all([other.waitForNavigation(), other.click('#sign-in button[type=submit]')]);
+      assert.equal(new URL(other.url()).pathname, '/console/enrol');
+      await accessible('enrolment', other);
+      await shot('enrolment.png', other);
+      await Promise.all([other.waitForNavigation(), other.click('form[action="/console/security/totp"] button[type=submit]')]);
+      assert.ok(await other.$('svg[role=img]'), 'the key URI as a QR code');
+      await accessible('authenticator app set-up', other);
+      await shot('totp-setup.png', other);
+    } finally {
+      await context.close();
+    }
   });
 
   it('reads at 200% zoom without scrolling sideways', async () => {
@@ -245,9 +269,11 @@ describe('The console in a real browser', () => {
   it('scanned every page it visited', () => {
     const expected = [
       'authenticator app set-up',
+      'enrolment',
       'error page',
       'my security',
       'sign-in',
+      'sign-in: second factor',
       'verify: code entry',
       'verify: denied',
       'verify: find',

@@ -9,7 +9,8 @@ import { exited, spawnCli, waitForOutput } from '../helpers/cli.ts';
 
 /**
  * The README's promise, in a real browser: after `npm start`, a new user opens the console URL
- * it printed, signs in with the password it printed, adds a passkey, and signs in with it.
+ * it printed, signs in with the password it printed, is asked to add a passkey (ada is an
+ * administrator), adds one, signs out and signs in with it alone.
  */
 describe('The demo console, as the README tells a new user to use it', () => {
   let dir: string;
@@ -41,20 +42,23 @@ describe('The demo console, as the README tells a new user to use it', () => {
   const submit = async (selector: string) => void (await Promise.all([page.waitForNavigation(), page.click(selector)]));
   const heading = () => page.$eval('h1', (e) => e.textContent);
 
-  it('signs ada in with the printed password, adds a passkey, and signs in again with it alone', async () => {
+  it('signs ada in with the printed password, is asked for a passkey first, adds one, and signs in again with it alone', async () => {
     await page.goto(url);
     await page.type('#email', 'ada@example.com');
     await page.type('#password', password);
     await submit('#sign-in button[type=submit]');
-    assert.equal(await heading(), 'Verify a caller');
+    // ada is an administrator and a verifier: two factors before anything else (design §5).
+    assert.equal(await heading(), 'Add a second factor');
+    await page.goto(new URL('/console/verify', url).href);
+    assert.equal(await heading(), 'Add a second factor', 'no other page opens first');
 
-    await page.goto(new URL('/console/security', url).href);
     await page.type('#passkey-register input[name=label]', 'My laptop');
     await submit('#passkey-register button[type=submit]');
+    assert.equal(await heading(), 'My security');
     await submit('header form[action="/console/sign-out"] button');
     assert.equal(await heading(), 'Sign in');
+    assert.equal(await page.$eval('#organization', (input) => (input as unknown as { value: string }).value), 'demo', 'the organisation is kept');
 
-    await page.type('#organization', 'demo');
     await submit('#passkey-sign-in');
     assert.equal(await heading(), 'Verify a caller');
   });

@@ -33,7 +33,7 @@ for (const backend of backends()) {
       (await t.call('GET', `/persons/${personId}/credentials`, { as: org })).body.result;
 
     const signedIn = async (person?: ConsolePerson) => {
-      const who = person ?? (await consolePerson(t, org, { roles: [] }));
+      const who = person ?? (await consolePerson(t, org, { roles: [], secondFactor: false }));
       const agent = new ConsoleAgent(t.url);
       await signInWithPassword(agent, org.orgId, who);
       return { who, agent };
@@ -41,10 +41,9 @@ for (const backend of backends()) {
 
     it('lists passkeys, the authenticator app and the password with when each was last used; no inline script or style', async () => {
       clock.at = FROZEN;
-      const person = await consolePerson(t, org, { roles: [] });
+      const { who: person, agent } = await signedIn();
       const authenticator = new SoftwareAuthenticator();
       await registerPasskey(t, org, person.id, authenticator);
-      const { agent } = await signedIn(person);
       const landing = await agent.get('/console/');
       assert.equal(landing.location, '/console/security', 'a person without the verifier role lands here');
 
@@ -152,7 +151,8 @@ for (const backend of backends()) {
 
     it('regenerates the recovery codes: ten new ones shown once, the old ones refused, the new ones accepted', async () => {
       clock.at = FROZEN;
-      const { who, agent } = await signedIn();
+      // Signed in with two factors (their own TOTP), as new recovery codes need (design §5).
+      const { who, agent } = await signedIn(await consolePerson(t, org, { roles: [] }));
       const credentialId = await importCredential(t, org, who.id, 'totp', { key_uri: KEY_URI, recovery_codes_total: 10, unused_recovery_codes: OLD_CODES });
       const page = await agent.get('/console/security');
       assert.match(page.html, /<dd>2 unused of 10<\/dd>/);

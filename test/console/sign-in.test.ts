@@ -29,7 +29,16 @@ for (const backend of backends()) {
       assert.match(cookie, /HttpOnly/);
       assert.match(cookie, /Secure/);
       assert.match(cookie, /SameSite=Strict/);
-      const landed = await agent.follow(await agent.follow(answer));
+      assert.equal(answer.location, '/console/sign-in/code', 'a verifier signs in with two factors: the password, then a code');
+      const codePage = await agent.follow(answer);
+      const second = await agent.post('/console/sign-in/code', { code: person.recoveryCodes.shift()! }, codePage.csrf);
+      assert.equal(second.status, 303);
+      assert.notEqual(
+        second.headers.getSetCookie().find((c) => c.startsWith('__Host-tessera-console=')),
+        cookie,
+        'a new session id at each step',
+      );
+      const landed = await agent.follow(await agent.follow(second));
       assert.equal(landed.status, 200);
       assert.match(landed.html, /<h1>Verify a caller<\/h1>/);
     });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { HashJob } from '../../src/credentials/password/hash-job.ts';
 import { HashWorkPool, hashPassword } from '../../src/credentials/password/index.ts';
@@ -71,4 +72,93 @@ export function oathtoolVectors(): TotpVector[] {
 export function keyUriOf(vector: Pick<TotpVector, 'algorithm' | 'digits' | 'period' | 'key_hex'>): string {
   const secret = encodeBase32(Buffer.from(vector.key_hex, 'hex'));
   return `otpauth://totp/Example:lin%40example.com?secret=${secret}&issuer=Example&algorithm=${vector.algorithm}&digits=${vector.digits}&period=${vector.period}`;
+}
+
+/** A person who signs in with two factors: a password, and a TOTP credential whose recovery codes the tests spend one per sign-in. */
+export interface TwoFactorPerson {
+  id: string;
+  email: string;
+  password: string;
+  /** The TOTP credential's key URI, for a code of the clock. */
+  keyUri: string;
+  /** Unused recovery codes; signInWithTwoFactors takes the first. */
+  recoveryCodes: string[];
+}
+
+/** A TOTP key URI with a fresh random key, and `count` recovery codes, ready to import. */
+export function totpImport(count = 20): { keyUri: string; recoveryCodes: string[]; params: Record<string, unknown> } {
+  const keyUri = `otpauth://totp/Tessera:test?secret=${encodeBase32(randomBytes(20))}&issuer=Tessera`;
+  const recoveryCodes = Array.from({ length: count }, () => `rc-${randomBytes(8).toString('hex')}`);
+  return { keyUri, recoveryCodes, params: { key_uri: keyUri, recovery_codes_total: count, unused_recovery_codes: recoveryCodes } };
+}
+
+/** Gives an existing person with a password handle a TOTP credential (imported with an admin key): their second factor. */
+export async function addTotp(t: TestService, org: TestOrg, personId: string): Promise<{ keyUri: string; recoveryCodes: string[]; credentialId: string }> {
+  const totp = totpImport();
+  const credentialId = await importCredential(t, org, personId, 'totp', totp.params);
+  return { keyUri: totp.keyUri, recoveryCodes: totp.recoveryCodes, credentialId };
+}
+
+/** A person of `org` with an email handle, a password and a TOTP credential, holding `roles` (none by default). */
+export async function twoFactorPerson(t: TestService, org: TestOrg, body: Record<string, unknown> = {}): Promise<TwoFactorPerson> {
+  const email = `p${Math.random().toString(36).slice(2)}@example.com`;
+  const created = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: email }], ...body } });
+  if (created.status !== 201) throw new Error(`person creation failed: ${JSON.stringify(created.body)}`);
+  const id = created.body.result.id as string;
+  const password = `pw-${randomBytes(6).toString('hex')}-long enough`;
+  await importCredential(t, org, id, 'password', { password_hash: await policyHash(password) });
+  const { keyUri, recoveryCodes } = await addTotp(t, org, id);
+  return { id, email, password, keyUri, recoveryCodes };
+}
+
+/** The second step of a password login: the ticket from POST /authn/password, completed with `code` at POST /authn/totp. */
+export async function completeWithCode(t: TestService, org: TestOrg, ticket: string, code: string): Promise<Response> {
+  return t.call('POST', '/authn/totp', { as: { 'service-orgid': org.orgId }, body: { second_factor_ticket: ticket, code } });
+}
+
+/** Signs the person in through the API with their password and a recovery code: a person JWT with amr pwd, otp and mfa. */
+export async function signInWithTwoFactors(t: TestService, org: TestOrg, person: TwoFactorPerson): Promise<string> {
+  const first = await login(t, org, '/authn/password', { handle: { type: 'email_address', value: person.email }, password: person.password });
+  if (first.status !== 200 || first.body.result.second_factor_required !== true) throw new Error(`password step failed: ${JSON.stringify(first.body)}`);
+  const code = person.recoveryCodes.shift();
+  if (!code) throw new Error('the person has no recovery codes left');
+  const second = await completeWithCode(t, org, first.body.result.second_factor_ticket, code);
+  if (second.status !== 200) throw new Error(`second step failed: ${JSON.stringify(second.body)}`);
+  return second.body.result.token;
+}
+
+/** A person with an email handle and a password only. */
+export interface PasswordPerson {
+  id: string;
+  email: string;
+  password: string;
+}
+
+/** A person of `org` with an email handle and a password (no second factor), holding what `body` gives (roles, console). */
+export async function passwordPerson(t: TestService, org: TestOrg, body: Record<string, unknown> = {}): Promise<PasswordPerson> {
+  const email = `p${Math.random().toString(36).slice(2)}@example.com`;
+  const created = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: email }], ...body } });
+  if (created.status !== 201) throw new Error(`person creation failed: ${JSON.stringify(created.body)}`);
+  const password = `pw-${randomBytes(6).toString('hex')}-long enough`;
+  await importCredential(t, org, created.body.result.id, 'password', { password_hash: await policyHash(password) });
+  return { id: created.body.result.id, email, password };
+}
+
+/** The person JWT of a password login (amr pwd): for a person without a second factor, who gets one at once. */
+export async function passwordJwt(t: TestService, org: TestOrg, person: PasswordPerson): Promise<string> {
+  const answer = await login(t, org, '/authn/password', { handle: { type: 'email_address', value: person.email }, password: person.password });
+  if (answer.status !== 200 || typeof answer.body.result.token !== 'string') throw new Error(`password login gave no token: ${JSON.stringify(answer.body)}`);
+  return answer.body.result.token;
+}
+
+/**
+ * Gives the existing person `personId` (whose email handle is `email`) a password and a TOTP
+ * credential, and signs them in with both: a person JWT with mfa, as the helpdesk door and factor
+ * management need (design §5). For verifiers made by tests that once used mint-token.
+ */
+export async function signedInWithTwoFactors(t: TestService, org: TestOrg, personId: string, email: string): Promise<string> {
+  const password = `pw-${randomBytes(6).toString('hex')}-long enough`;
+  await importCredential(t, org, personId, 'password', { password_hash: await policyHash(password) });
+  const { keyUri, recoveryCodes } = await addTotp(t, org, personId);
+  return signInWithTwoFactors(t, org, { id: personId, email, password, keyUri, recoveryCodes });
 }

@@ -1,4 +1,4 @@
-import { policyHash } from './authn.ts';
+import { addTotp, policyHash } from './authn.ts';
 import type { TestOrg, TestService } from './service.ts';
 
 /** What a console page answered: its status, headers and HTML, and the CSRF token its forms carry. */
@@ -82,13 +82,21 @@ export interface ConsolePerson {
   id: string;
   email: string;
   password: string;
+  /** Unused recovery codes of the person's TOTP credential (none without one); each sign-in takes the first. */
+  recoveryCodes: string[];
+  /** The TOTP credential's key URI, when the person has one. */
+  keyUri?: string;
 }
 
-/** A person of `org` with an email handle and a password, in the console (by default) with the given roles. */
+/**
+ * A person of `org` with an email handle and a password, in the console (by default) with the
+ * given roles, and a TOTP credential as their second factor unless `secondFactor` is false:
+ * administrators and verifiers sign in to the console with two factors (design §5).
+ */
 export async function consolePerson(
   t: TestService,
   org: TestOrg,
-  { roles = ['verifier'], console: member = true }: { roles?: string[]; console?: boolean } = {},
+  { roles = ['verifier'], console: member = true, secondFactor = true }: { roles?: string[]; console?: boolean; secondFactor?: boolean } = {},
 ): Promise<ConsolePerson> {
   const email = `c${Math.random().toString(36).slice(2)}@example.com`;
   const created = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: email }], roles, console: member } });
@@ -99,15 +107,28 @@ export async function consolePerson(
     body: { type: 'password', params: { password_hash: await policyHash(password) } },
   });
   if (imported.status !== 201) throw new Error(`password import failed: ${JSON.stringify(imported.body)}`);
-  return { id: created.body.result.id, email, password };
+  const id = created.body.result.id as string;
+  if (!secondFactor) return { id, email, password, recoveryCodes: [] };
+  const { keyUri, recoveryCodes } = await addTotp(t, org, id);
+  return { id, email, password, recoveryCodes, keyUri };
 }
 
-/** Signs `person` in with their password; the agent then holds the session. Returns the page it lands on. */
+/**
+ * Signs `person` in with their password and, when a second factor is asked for, one of their
+ * recovery codes; the agent then holds the session. Returns the page it lands on.
+ */
 export async function signInWithPassword(agent: ConsoleAgent, orgName: string, person: ConsolePerson): Promise<ConsolePage> {
   const form = await agent.get('/console/sign-in');
   const answer = await agent.post('/console/sign-in', { organization: orgName, email: person.email, password: person.password }, form.csrf);
   if (answer.status !== 303) throw new Error(`sign-in failed (${answer.status}): ${answer.html.slice(0, 500)}`);
   let page = await agent.follow(answer);
+  if (answer.location === '/console/sign-in/code') {
+    const code = person.recoveryCodes.shift();
+    if (!code) throw new Error('the person has no recovery code left for the second step');
+    const second = await agent.post('/console/sign-in/code', { code }, page.csrf);
+    if (second.status !== 303) throw new Error(`second step failed (${second.status}): ${second.html.slice(0, 500)}`);
+    page = await agent.follow(second);
+  }
   while (page.status === 303) page = await agent.follow(page);
   return page;
 }

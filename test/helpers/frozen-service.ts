@@ -11,12 +11,19 @@ export interface TestClock {
   at: number;
 }
 
+export interface FrozenServiceOptions {
+  /** The database to open (and drop at close) instead of a fresh one of the backend: one a test filled first. */
+  database?: { url: string; drop: () => Promise<void> };
+  /** The issuer URL, when tokens made elsewhere must verify here; by default the listening address. */
+  issuer?: string;
+}
+
 /**
  * The real app on port 0 over a fresh database, with the service's clock (`now`: tokens, audit,
  * attempt limits, TOTP steps) frozen at `clock.at` until the test moves it.
  */
-export async function startFrozenService(backend: Backend, clock: TestClock): Promise<TestService> {
-  const database = await backend.fresh();
+export async function startFrozenService(backend: Backend, clock: TestClock, options: FrozenServiceOptions = {}): Promise<TestService> {
+  const database = options.database ?? (await backend.fresh());
   const { store } = await openStore(database.url);
   const now = () => clock.at;
   const keys = new KeyRing(store, TEST_SECRET, now);
@@ -26,7 +33,7 @@ export async function startFrozenService(backend: Backend, clock: TestClock): Pr
     store,
     config: { dev: false, bodyLimit: 1_048_576, logLevel: 'silent', secret: TEST_SECRET },
     keys,
-    issuer: () => url,
+    issuer: () => options.issuer ?? url,
     now,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -35,7 +42,7 @@ export async function startFrozenService(backend: Backend, clock: TestClock): Pr
     app,
     store,
     url,
-    issuer: url,
+    issuer: options.issuer ?? url,
     mailer: logMailer({ log: app.log, from: 'tessera@localhost.invalid' }),
     async close() {
       await app.close();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mintPersonToken } from '../helpers/oauth.ts';
+import { signedInWithTwoFactors } from '../helpers/authn.ts';
 import { createOrg, type FreshDatabase, freshDatabase, type Replica, startReplicas } from '../helpers/replicas.ts';
 import type { Response, TestOrg } from '../helpers/service.ts';
 import { codeFrom, type SmtpListener, startSmtpListener } from '../helpers/smtp.ts';
@@ -43,7 +43,8 @@ export async function helpdesk(replicas: readonly Replica[], org: TestOrg, smtp:
         body: { handles: [{ type: 'email_address', value: email }], roles: ['verifier'], console: true },
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
-      const as = { 'service-orgid': org.orgId, authorization: `Bearer ${await mintPersonToken(first.t, org, created.body.result.id)}` };
+      const jwt = await signedInWithTwoFactors(first.t, org, created.body.result.id, email);
+      const as = { 'service-orgid': org.orgId, authorization: `Bearer ${jwt}` };
       const initiate = (on: Replica, identityId: string) =>
         on.t.call('POST', '/helpdesk/email-verifications', { as, body: { connection_id: scim.connectionId, identity_id: identityId } });
       return {

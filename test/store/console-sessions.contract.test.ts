@@ -12,8 +12,10 @@ function session(orgId: string, personId: string, overrides: Partial<ConsoleSess
     orgId,
     personId,
     stage: 'signed_in',
-    handle: null,
+    ticketHash: null,
     amr: ['pwd'],
+    generation: 0,
+    authTime: 1_000,
     createdAt: 1_000,
     lastSeenAt: 1_000,
     expiresAt: 100_000,
@@ -27,7 +29,7 @@ contractOnEveryBackend<ConsoleSessionStore & PersonStore & OrganizationStore>('C
     const a = await storedOrg(store);
     const p = person(a.id);
     await store.createPerson(p);
-    const s = session(a.id, p.id, { stage: 'second_factor', handle: { type: 'email_address', value: 'ada@example.com' }, amr: ['pwd'] });
+    const s = session(a.id, p.id, { stage: 'second_factor', ticketHash: hashSecret(randomSecret()), amr: ['pwd'], generation: 2, authTime: 900 });
     await store.createConsoleSession(s);
     assert.deepEqual(await store.getConsoleSession(s.idHash, 2_000), s);
     assert.equal(await store.getConsoleSession(s.idHash, 100_000), undefined, 'at its end it is gone');
@@ -48,6 +50,18 @@ contractOnEveryBackend<ConsoleSessionStore & PersonStore & OrganizationStore>('C
     assert.equal(await store.deleteConsoleSession(one.idHash), false, 'already ended');
     assert.equal(await store.deleteConsoleSessionsOfPerson(a.id, p.id), 1);
     assert.ok(await store.getConsoleSession(theirs.idHash, 6_000), "another person's session stays");
+  });
+
+  it('records a confirmation: the sign-in time and the activity move, nothing else', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    const s = session(a.id, p.id, { amr: ['pwd', 'otp', 'mfa'] });
+    await store.createConsoleSession(s);
+    assert.equal(await store.reauthenticateConsoleSession(s.idHash, 7_000), true);
+    assert.deepEqual(await store.getConsoleSession(s.idHash, 8_000), { ...s, authTime: 7_000, lastSeenAt: 7_000 });
+    assert.equal(await store.reauthenticateConsoleSession(hashSecret(randomSecret()), 7_000), false, 'no such session');
   });
 
   it('goes with its person', async () => {

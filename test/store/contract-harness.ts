@@ -58,7 +58,15 @@ export async function storedOrg(store: Pick<Store, 'createOrganization'>): Promi
 }
 
 export function person(orgId: string, email = `${newId('p')}@example.com`): Person {
-  return { id: newId('per'), orgId, handles: [{ type: 'email_address', value: email }], roles: ['verifier'], console: true, createdAt: Date.now() };
+  return {
+    id: newId('per'),
+    orgId,
+    handles: [{ type: 'email_address', value: email }],
+    roles: ['verifier'],
+    console: true,
+    createdAt: Date.now(),
+    generation: 0,
+  };
 }
 
 export function signingKey(kid = newId('kid')): SigningKey {

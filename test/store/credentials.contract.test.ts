@@ -4,8 +4,9 @@ import { newId } from '../../src/crypto/ids.ts';
 import type { Credential, CredentialStore } from '../../src/store/credentials/store.ts';
 import type { OrganizationStore } from '../../src/store/organizations/store.ts';
 import type { PersonStore } from '../../src/store/persons/store.ts';
+import type { TokenStore } from '../../src/store/tokens/store.ts';
 import type { PagePosition } from '../../src/store/types.ts';
-import { contractOnEveryBackend, person, storedOrg } from './contract-harness.ts';
+import { contractOnEveryBackend, person, revokedAt, storedOrg, token } from './contract-harness.ts';
 
 function credential(orgId: string, personId: string, overrides: Partial<Credential> = {}): Omit<Credential, 'version' | 'lastUsed'> {
   return {
@@ -21,7 +22,7 @@ function credential(orgId: string, personId: string, overrides: Partial<Credenti
   };
 }
 
-contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore>('Credential store', (t) => {
+contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore & TokenStore>('Credential store', (t) => {
   it('creates, reads and deletes a credential only within its organisation and person', async () => {
     const { store } = t;
     const a = await storedOrg(store);
@@ -35,11 +36,34 @@ contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore>('Crede
     assert.deepEqual(await store.getCredential(a.id, p.id, c.id), { ...c, version: 0, lastUsed: null });
     assert.equal(await store.getCredential(b.id, p.id, c.id), undefined, 'another organisation');
     assert.equal(await store.getCredential(a.id, q.id, c.id), undefined, 'another person');
-    assert.equal(await store.deleteCredential(b.id, p.id, c.id), false);
-    assert.equal(await store.deleteCredential(a.id, q.id, c.id), false);
-    assert.equal(await store.deleteCredential(a.id, p.id, c.id), true);
+    assert.equal(await store.deleteCredential(b.id, p.id, c.id, 5_000), false);
+    assert.equal(await store.deleteCredential(a.id, q.id, c.id, 5_000), false);
+    assert.equal(await store.deleteCredential(a.id, p.id, c.id, 5_000), true);
     assert.equal(await store.getCredential(a.id, p.id, c.id), undefined);
-    assert.equal(await store.deleteCredential(a.id, p.id, c.id), false, 'a second delete finds nothing');
+    assert.equal(await store.deleteCredential(a.id, p.id, c.id, 5_000), false, 'a second delete finds nothing');
+  });
+
+  it("deleting a credential raises its person's generation and revokes their opaque tokens in the same step", async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    const q = person(a.id);
+    await store.createPerson(p);
+    await store.createPerson(q);
+    const c = credential(a.id, p.id);
+    await store.createCredential(c);
+    const theirs = { ...token(a.id), subject: p.id };
+    const others = { ...token(a.id), subject: q.id };
+    for (const x of [theirs, others]) await store.insertToken(x);
+    assert.equal(await store.deleteCredential(a.id, q.id, c.id, 6_000), false);
+    assert.deepEqual(
+      [(await store.getPerson(a.id, p.id))?.generation, (await store.getPerson(a.id, q.id))?.generation],
+      [0, 0],
+      'nothing deleted, nothing raised',
+    );
+    assert.equal(await store.deleteCredential(a.id, p.id, c.id, 7_000), true);
+    assert.deepEqual([(await store.getPerson(a.id, p.id))?.generation, (await store.getPerson(a.id, q.id))?.generation], [1, 0]);
+    assert.deepEqual(await revokedAt(store, theirs, others), [7_000, null]);
   });
 
   it('keeps a null secret and a null label as null', async () => {

@@ -111,6 +111,54 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     assert.equal(await store.deletePerson(orgId, p.id, 80), false, 'a second delete finds nothing');
   });
 
+  it('raising a generation counts up and revokes every opaque token for them in the same step, nothing else', async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const p = person(orgId);
+    await store.createPerson(p);
+    const theirs = { ...token(orgId), subject: p.id, clientId: 'cli_gateway' };
+    const exchanged = { ...token(orgId, theirs.hash), subject: 'per_someone', clientId: 'cli_downstream' };
+    const unrelated = { ...token(orgId), subject: 'per_someone', clientId: 'cli_gateway' };
+    for (const x of [theirs, exchanged, unrelated]) await store.insertToken(x);
+
+    assert.equal(await store.raisePersonGeneration(orgId, p.id, 40), 1);
+    assert.equal(await store.raisePersonGeneration(orgId, p.id, 50), 2);
+    assert.equal((await store.getPerson(orgId, p.id))?.generation, 2);
+    assert.deepEqual(await revokedAt(store, theirs, exchanged, unrelated), [40, 40, null]);
+    assert.equal(await store.raisePersonGeneration(orgId, 'per_never_created', 60), undefined);
+  });
+
+  it('a change of roles raises the generation; the same roles in another order, or console membership alone, do not', async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const p = { ...person(orgId), roles: ['verifier' as const, 'admin' as const] };
+    await store.createPerson(p);
+    const theirs = { ...token(orgId), subject: p.id };
+    await store.insertToken(theirs);
+
+    assert.equal((await store.setPersonAccess(orgId, p.id, { roles: ['admin', 'verifier'] }, 10))?.generation, 0, 'the same roles');
+    assert.equal((await store.setPersonAccess(orgId, p.id, { console: false }, 20))?.generation, 0, 'membership alone');
+    const changed = await store.setPersonAccess(orgId, p.id, { roles: ['admin'] }, 30);
+    assert.deepEqual(
+      { roles: changed?.roles, console: changed?.console, generation: changed?.generation },
+      { roles: ['admin'], console: false, generation: 1 },
+    );
+    assert.deepEqual(await store.getPerson(orgId, p.id), changed);
+    assert.deepEqual(await revokedAt(store, theirs), [30]);
+    assert.equal(await store.setPersonAccess(orgId, 'per_never_created', { roles: [] }, 40), undefined);
+  });
+
+  it('regression: concurrent role changes each raise the generation once (the compare holds the row)', async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const p = person(orgId);
+    await store.createPerson(p);
+    const changes = [['admin'], ['verifier'], ['admin', 'verifier'], []] as const;
+    await Promise.all(changes.map((roles, i) => store.setPersonAccess(orgId, p.id, { roles: [...roles] }, i)));
+    // Each change saw the roles the one before it left, so every one of them was a change.
+    assert.equal((await store.getPerson(orgId, p.id))?.generation, changes.length);
+  });
+
   it('deleting an unknown person revokes nothing', async () => {
     const { store } = t;
     const { id: orgId } = await storedOrg(store);

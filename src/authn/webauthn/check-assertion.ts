@@ -4,7 +4,7 @@ import type { RelyingParty } from './relying-party.ts';
 import { userHandleMatches } from './user-handle.ts';
 
 export type AssertionOutcome =
-  | { kind: 'success'; credentialId: string; cloneWarning: boolean }
+  | { kind: 'success'; credentialId: string; cloneWarning: boolean; userVerified: boolean }
   /** reason: a word of our own for the audit, never input. */
   | { kind: 'failure'; reason: string; credentialId: string | null };
 
@@ -53,7 +53,7 @@ export async function checkAssertion(store: CredentialStore, input: AssertionInp
     if (await storeCounter(store, credential, verification.newSignCount, cloneWarning)) {
       // The credential's flag, not this assertion's alone: a clone that reports a higher
       // counter than the genuine key must not clear it (an adversarial review's finding).
-      return { kind: 'success', credentialId: credential.id, cloneWarning };
+      return { kind: 'success', credentialId: credential.id, cloneWarning, userVerified: verification.userVerified };
     }
   }
   // Every try lost to another login with the same passkey: treated as a failed attempt.

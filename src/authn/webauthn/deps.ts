@@ -5,9 +5,16 @@ import type { AuthnAttemptStore } from '../../store/authn/store.ts';
 import type { CredentialStore } from '../../store/credentials/store.ts';
 import type { OrganizationStore } from '../../store/organizations/store.ts';
 import type { PersonStore } from '../../store/persons/store.ts';
+import type { SecondFactorTicketStore } from '../../store/second-factor-tickets/store.ts';
 import type { WebAuthnChallengeStore } from '../../store/webauthn-challenges/store.ts';
 
-export type WebAuthnStore = OrganizationStore & PersonStore & CredentialStore & AuditStore & AuthnAttemptStore & WebAuthnChallengeStore;
+export type WebAuthnStore = OrganizationStore &
+  PersonStore &
+  CredentialStore &
+  AuditStore &
+  AuthnAttemptStore &
+  WebAuthnChallengeStore &
+  SecondFactorTicketStore;
 
 /** What the passkey ceremonies need from the service. */
 export interface WebAuthnDeps {

@@ -1,14 +1,16 @@
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import { assertionOptions } from '../../credentials/public-key/index.ts';
+import { assertionOptions, readStoredPublicKeyParams } from '../../credentials/public-key/index.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { AttemptCounter } from '../../store/authn/store.ts';
-import type { Handle, Organization } from '../../store/types.ts';
+import type { Handle, Organization, Person } from '../../store/types.ts';
 import { DISCOVERABLE_LOGIN_SUBJECT, type WebAuthnChallenge } from '../../store/webauthn-challenges/store.ts';
+import { withTwoFactors } from '../assurance.ts';
 import { AttemptLimiter, type AttemptTicket } from '../attempt-limiter.ts';
 import { attemptCounter, userHandleCounter } from '../attempt-subject.ts';
 import { type AttemptOutcome, recordAuthnAttempt } from '../audit.ts';
 import { authenticationFailed } from '../login-flow.ts';
-import { type AmrValue, issuePersonToken, type PersonLogin } from '../person-token.ts';
+import { type AmrValue, issuePersonToken, type PersonLogin, type SignIn } from '../person-token.ts';
+import { completeSignIn, openTicket, type SecondFactorProof, ticketHashOf } from '../second-factor.ts';
 import { amrOfAssertion } from './authenticator-amr.ts';
 import { keepChallenge } from './challenges.ts';
 import { checkAssertion } from './check-assertion.ts';
@@ -31,18 +33,56 @@ export async function startLogin(
   org: Organization,
   handle: Handle | null,
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
-  const { rpId } = relyingPartyOf(org);
   const person = handle ? await deps.store.findPersonByHandle(org.id, handle) : undefined;
-  const options = await assertionOptions({ rpId });
+  return keepLoginChallenge(deps, org, handle, person?.id ?? null, []);
+}
+
+/**
+ * POST /authn/webauthn/options with a second-factor ticket: the options for the ticket's person,
+ * whose password was right, so their passkeys may be listed (a security key that keeps no
+ * discoverable credential needs them), counted on the handle the password was checked for.
+ */
+export async function startSecondFactorLogin(
+  deps: WebAuthnDeps,
+  org: Organization,
+  ticketHash: string,
+): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  const ticket = await openTicket(deps, org, ticketHash);
+  const passkeys = await deps.store.listCredentialsOfType(org.id, ticket.personId, PUBLIC_KEY);
+  const allowed = passkeys.map((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id);
+  return keepLoginChallenge(deps, org, ticket.handle, ticket.personId, allowed);
+}
+
+/**
+ * A passkey login for a known person (the console's confirmation of a sensitive action): their
+ * passkeys listed, counted on their first handle's counter as a login by that handle would be.
+ */
+export async function startLoginOfPerson(
+  deps: WebAuthnDeps,
+  org: Organization,
+  person: Pick<Person, 'id' | 'handles'>,
+): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  const passkeys = await deps.store.listCredentialsOfType(org.id, person.id, PUBLIC_KEY);
+  const allowed = passkeys.map((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id);
+  return keepLoginChallenge(deps, org, person.handles[0] ?? null, person.id, allowed);
+}
+
+async function keepLoginChallenge(
+  deps: WebAuthnDeps,
+  org: Organization,
+  handle: Handle | null,
+  personId: string | null,
+  allowCredentialIds: string[],
+): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  const { rpId } = relyingPartyOf(org);
+  const options = await assertionOptions({ rpId, allowCredentialIds });
   const challengeId = await keepChallenge(deps.store, deps.now(), {
     orgId: org.id,
     purpose: 'login',
-    personId: person?.id ?? null,
+    personId,
     // The handle's counter, chosen now: the verify call names only the challenge. Without a
     // handle the counter is the user handle's, which only the assertion tells.
-    subject: handle
-      ? attemptCounter({ orgId: org.id, handle, personId: person?.id ?? null, credentialType: PUBLIC_KEY }, deps.hashCode).subject
-      : DISCOVERABLE_LOGIN_SUBJECT,
+    subject: handle ? attemptCounter({ orgId: org.id, handle, personId, credentialType: PUBLIC_KEY }, deps.hashCode).subject : DISCOVERABLE_LOGIN_SUBJECT,
     challenge: options.challenge,
   });
   return { challenge_id: challengeId, options };
@@ -72,17 +112,28 @@ async function targetOf(deps: WebAuthnDeps, org: Organization, challenge: WebAut
 }
 
 /**
- * POST /authn/webauthn/verify: the passkey login (authenticateWithPasskey), answered with a
- * person JWT.
+ * POST /authn/webauthn/verify: the passkey login (authenticateWithPasskey), alone or as the second
+ * factor of the ticket's sign-in, answered with a person JWT.
  */
 export async function finishLogin(
   deps: WebAuthnDeps,
   org: Organization,
-  body: { challenge_id: string; response: unknown },
+  body: { challenge_id: string; response: unknown; second_factor_ticket?: string | undefined },
   onRefused: (reason: string) => void,
 ): Promise<PersonLogin> {
-  const { personId, amr } = await authenticateWithPasskey(deps, org, body, onRefused);
-  return issuePersonToken(deps.issuer, org, personId, amr);
+  const ticket = body.second_factor_ticket;
+  const signIn =
+    ticket === undefined
+      ? await passkeySignIn(deps, org, await authenticateWithPasskey(deps, org, body, onRefused))
+      : await completeSignIn(deps, org, ticketHashOf(ticket), 'webauthn', () => authenticateWithPasskey(deps, org, body, onRefused));
+  return issuePersonToken(deps.issuer, org, signIn);
+}
+
+/** A sign-in by a passkey alone: the person as they are now (a deletion since the assertion is a failure, as any). */
+export async function passkeySignIn(deps: Pick<WebAuthnDeps, 'store' | 'now'>, org: Organization, proof: SecondFactorProof): Promise<SignIn> {
+  const person = await deps.store.getPerson(org.id, proof.personId);
+  if (!person) throw authenticationFailed();
+  return { personId: person.id, amr: proof.amr, authTime: deps.now(), generation: person.generation };
 }
 
 /**
@@ -98,7 +149,7 @@ export async function authenticateWithPasskey(
   org: Organization,
   body: { challenge_id: string; response: unknown },
   onRefused: (reason: string) => void,
-): Promise<{ personId: string; amr: AmrValue[] }> {
+): Promise<SecondFactorProof> {
   const { store, now } = deps;
   const relyingParty = relyingPartyOf(org);
   // Unlike registration's, this spend names no person: a login has no caller to check before its
@@ -143,5 +194,7 @@ export async function authenticateWithPasskey(
   await store.touchCredentialLastUsed(org.id, outcome.credentialId, now());
   await ticket.succeeded();
   await audit('success', outcome.cloneWarning ? 'clone_warning' : null, outcome.credentialId);
-  return { personId, amr: [amrOfAssertion(body.response)] };
+  // With the user verified (a PIN or biometric), the passkey is two factors in one (design §5).
+  const methods: AmrValue[] = outcome.userVerified ? [amrOfAssertion(body.response), 'user'] : [amrOfAssertion(body.response)];
+  return { personId, amr: withTwoFactors(methods) };
 }

@@ -1,22 +1,22 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, invalidField } from '../../errors/api-error.ts';
-import { type OwnToken, TokenRejected } from '../../oauth/tokens/reader.ts';
 import type { Organization } from '../../store/types.ts';
+import type { Proof } from '../assurance.ts';
+import { personOfBearer } from '../person-bearer.ts';
 import type { WebAuthnDeps } from './deps.ts';
 import { organizationOfRequest, singleHeader } from './organization-of-request.ts';
 
-/** Who asked to register a passkey: the person themselves, or the organisation's administrator. */
-export type RegistrationCaller = { kind: 'person'; personId: string } | { kind: 'admin_key'; keyId: string };
+/** Who asked to register a passkey: the person themselves (with what their sign-in proved), or the organisation's administrator. */
+export type RegistrationCaller = { kind: 'person'; personId: string; proof: Proof } | { kind: 'admin_key'; keyId: string };
 
 /**
  * Registration is authorised in exactly one of two ways (sending both is refused, so it is never
  * unclear which one counted):
  * - `Service-API-Key`: an admin key of the organisation, for any of its persons (named by
  *   `person_id` in the options body);
- * - `Authorization: Bearer <person JWT>`: a JWT of this service for this organisation whose
- *   subject is one of its persons, as authentication and mint-token issue it: held by the person
- *   (no `client_id`) and not delegated (no `act`). Registration adds a way to log in, so a token
- *   a client holds for the person, or acts with, is not enough. Opaque tokens are not accepted.
+ * - `Authorization: Bearer <person JWT>`: the person's own JWT (person-bearer.ts). Registration
+ *   adds a way to log in, so a token a client holds for the person, or acts with, is not enough,
+ *   and what the sign-in must have proven is asked by the ceremony (requireFactorManagement).
  */
 export async function registrationCaller(deps: WebAuthnDeps, request: FastifyRequest): Promise<{ org: Organization; caller: RegistrationCaller }> {
   const { org, key, apiKeySent } = await organizationOfRequest(deps.store, request);
@@ -30,26 +30,8 @@ export async function registrationCaller(deps: WebAuthnDeps, request: FastifyReq
     return { org, caller: { kind: 'admin_key', keyId: key.id } };
   }
   if (!authorization) throw new ApiError('UNAUTHENTICATED', 'header Authorization: a person JWT (Bearer) or an admin Service-API-Key is required');
-  const match = /^Bearer ([^\s]+)$/i.exec(authorization);
-  if (!match) throw new ApiError('UNAUTHENTICATED', 'header Authorization: must be "Bearer <person JWT>"');
-  let token: OwnToken;
-  try {
-    token = await deps.reader.jwt(match[1]!);
-  } catch (error) {
-    if (error instanceof TokenRejected) throw new ApiError('UNAUTHENTICATED', `header Authorization: the token ${error.message}`);
-    throw error;
-  }
-  if (token.orgId !== org.id) throw new ApiError('UNAUTHENTICATED', 'header Authorization: the token is not of this organisation');
-  if (token.clientId !== undefined || token.act !== undefined) {
-    throw new ApiError(
-      'FORBIDDEN',
-      "header Authorization: only the person's own token may register a passkey (this one was issued to a client or is delegated)",
-    );
-  }
-  if (!(await deps.store.getPerson(org.id, token.subject))) {
-    throw new ApiError('UNAUTHENTICATED', "header Authorization: the token's subject is not a person of this organisation");
-  }
-  return { org, caller: { kind: 'person', personId: token.subject } };
+  const { person, proof } = await personOfBearer(authorization, org, deps.store, deps.reader);
+  return { org, caller: { kind: 'person', personId: person.id, proof } };
 }
 
 /** The person whose passkey is registered: the token's subject, or the admin's `person_id`. */

@@ -4,19 +4,32 @@ import { readStoredPublicKeyParams, registrationOptions, verifyRegistration } fr
 import { ApiError, invalidField, personNotFound } from '../../errors/api-error.ts';
 import type { Credential } from '../../store/credentials/store.ts';
 import type { Organization } from '../../store/types.ts';
+import { withTwoFactors } from '../assurance.ts';
+import { requireFactorManagement } from '../enrolling-person.ts';
+import type { AmrValue } from '../person-token.ts';
 import { keepChallenge } from './challenges.ts';
 import type { WebAuthnDeps } from './deps.ts';
 import type { RegistrationCaller } from './registration-caller.ts';
 import { relyingPartyOf } from './relying-party.ts';
 import { withUserHandle } from './user-handle.ts';
 
+/** Design §5: a person registering their own passkey proved two factors once they hold a second factor. */
+async function requireCallerAssurance(deps: WebAuthnDeps, org: Organization, caller: RegistrationCaller): Promise<void> {
+  if (caller.kind !== 'person') return;
+  const person = await deps.store.getPerson(org.id, caller.personId);
+  if (!person) throw personNotFound('body.person_id');
+  await requireFactorManagement(deps.store, { org, person, proof: caller.proof }, 'passkey registration');
+}
+
 /** POST /authn/webauthn/registration/options: creation options for the person, and the challenge kept for them. */
 export async function startRegistration(
   deps: WebAuthnDeps,
   org: Organization,
+  caller: RegistrationCaller,
   personId: string,
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialCreationOptionsJSON }> {
   const { rpId } = relyingPartyOf(org);
+  await requireCallerAssurance(deps, org, caller);
   const person = await deps.store.getPerson(org.id, personId);
   if (!person) throw personNotFound('body.person_id');
   const existing = await deps.store.listCredentialsOfType(org.id, person.id, 'public-key');
@@ -44,6 +57,12 @@ export interface RegistrationBody {
   label?: string;
 }
 
+/** The new passkey, and what its ceremony proved (RFC 8176, with `mfa` when the user was verified). */
+export interface RegisteredPasskey {
+  credential: Credential;
+  amr: AmrValue[];
+}
+
 /**
  * POST /authn/webauthn/registration/verify: spends the challenge, verifies the attestation and
  * stores the passkey as a public-key credential of the challenge's person (the same params an
@@ -55,10 +74,11 @@ export async function finishRegistration(
   caller: RegistrationCaller,
   body: RegistrationBody,
   onRefused: (reason: string) => void,
-): Promise<Credential> {
+): Promise<RegisteredPasskey> {
   const { store, now } = deps;
   const relyingParty = relyingPartyOf(org);
   checkCredentialLabel(body.label);
+  await requireCallerAssurance(deps, org, caller);
   // A person token may spend only its own person's challenge; the store leaves another person's
   // in place and answers it as unknown, so a leaked challenge_id cannot burn someone's ceremony.
   const ownPerson = caller.kind === 'person' ? caller.personId : undefined;
@@ -96,5 +116,6 @@ export async function finishRegistration(
     at: now(),
   });
   if (!credential) throw personNotFound('body.person_id');
-  return credential;
+  const held: AmrValue = verification.backupEligible ? 'swk' : 'hwk';
+  return { credential, amr: withTwoFactors(verification.userVerified ? [held, 'user'] : [held]) };
 }

@@ -2,9 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { publicKeyCredentialType } from '../../credentials/public-key/type.ts';
 import { presentCredential } from '../../credentials/routes.ts';
 import { credentialViewSchema } from '../../credentials/routes-schemas.ts';
+import { invalidField } from '../../errors/api-error.ts';
 import { commonErrors, Envelope } from '../../http/envelope.ts';
 import { canonicalLoginHandle, PersonLoginView } from '../login-schemas.ts';
 import { organizationOf } from '../organization-header.ts';
+import { ticketHashOf } from '../second-factor.ts';
 import type { WebAuthnDeps } from './deps.ts';
 import type { RegistrationBody } from './registration.ts';
 import { personOfRegistration, registrationCaller } from './registration-caller.ts';
@@ -37,17 +39,21 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           security: loginSecurity,
-          summary: 'Start a passkey login, by handle or discoverable (no handle): options for navigator.credentials.get()',
+          summary:
+            'Start a passkey login, by handle, discoverable (no handle) or as the second factor (second_factor_ticket): options for navigator.credentials.get()',
           description:
-            "With `handle`, the login is for the person the handle names. Without it (`{}` or no body), it is a discoverable (usernameless) login: the browser offers the passkeys it holds for the RP id, and the person is the one the assertion's `userHandle` names (the person id that registration gave as `user.id`). The options have the same shape either way, with `allowCredentials` empty.",
+            "With `handle`, the login is for the person the handle names. Without it (`{}` or no body), it is a discoverable (usernameless) login: the browser offers the passkeys it holds for the RP id, and the person is the one the assertion's `userHandle` names (the person id that registration gave as `user.id`). The options have the same shape either way, with `allowCredentials` empty. With `second_factor_ticket` (from POST /authn/password), it is the second step of that login: `allowCredentials` lists the person's passkeys, and the verify call sends the ticket again.",
           body: LoginOptionsRequest,
           response: { 200: Envelope(Ceremony), ...commonErrors },
         },
       },
       async (request) => {
         const org = await organizationOf(request, deps.store);
-        const { handle } = request.body;
-        return { result: await (await login()).startLogin(deps, org, handle ? canonicalLoginHandle(handle) : null) };
+        const { handle, second_factor_ticket: ticket } = request.body;
+        if (handle !== undefined && ticket !== undefined) throw invalidField('body', 'must have at most one of handle and second_factor_ticket');
+        const ceremonies = await login();
+        if (ticket !== undefined) return { result: await ceremonies.startSecondFactorLogin(deps, org, ticketHashOf(ticket)) };
+        return { result: await ceremonies.startLogin(deps, org, handle ? canonicalLoginHandle(handle) : null) };
       },
     );
 
@@ -57,7 +63,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           security: loginSecurity,
-          summary: "Finish a passkey login with the browser's assertion: a person JWT",
+          summary: "Finish a passkey login with the browser's assertion (and the second_factor_ticket when it is the second step): a person JWT",
           body: LoginVerifyRequest,
           response: { 200: Envelope(PersonLoginView), ...commonErrors },
         },
@@ -86,7 +92,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
       async (request) => {
         const { org, caller } = await registrationCaller(deps, request);
         const personId = personOfRegistration(caller, (request.body as { person_id?: string }).person_id);
-        return { result: await (await registration()).startRegistration(deps, org, personId) };
+        return { result: await (await registration()).startRegistration(deps, org, caller, personId) };
       },
     );
 
@@ -104,7 +110,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const { org, caller } = await registrationCaller(deps, request);
         const onRefused = (reason: string) => request.log.info({ reason }, 'passkey registration refused');
-        const credential = await (await registration()).finishRegistration(deps, org, caller, request.body as RegistrationBody, onRefused);
+        const { credential } = await (await registration()).finishRegistration(deps, org, caller, request.body as RegistrationBody, onRefused);
         return reply.code(201).send({ result: presentCredential(publicKeyCredentialType, credential) });
       },
     );

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { HandleBody } from '../login-schemas.ts';
+import { HandleBody, SecondFactorTicketField } from '../login-schemas.ts';
 
 const ChallengeId = Type.String({ minLength: 1, maxLength: 64, description: 'From the options call' });
 
@@ -9,10 +9,19 @@ const BrowserResponse = Type.Object(
   { additionalProperties: true, description: 'The PublicKeyCredential JSON of navigator.credentials.get() or create() (toJSON())' },
 );
 
-/** With a handle, a login of the person it names; without one (or with no body), a discoverable login. */
-export const LoginOptionsRequest = Type.Object({ handle: Type.Optional(HandleBody) }, { additionalProperties: false });
+/**
+ * With a handle, a login of the person it names; with a second-factor ticket, the second step of
+ * that password login; with neither (or with no body), a discoverable login.
+ */
+export const LoginOptionsRequest = Type.Object(
+  { handle: Type.Optional(HandleBody), second_factor_ticket: Type.Optional(SecondFactorTicketField) },
+  { additionalProperties: false },
+);
 
-export const LoginVerifyRequest = Type.Object({ challenge_id: ChallengeId, response: BrowserResponse }, { additionalProperties: false });
+export const LoginVerifyRequest = Type.Object(
+  { challenge_id: ChallengeId, response: BrowserResponse, second_factor_ticket: Type.Optional(SecondFactorTicketField) },
+  { additionalProperties: false },
+);
 
 export const RegistrationOptionsRequest = Type.Object(
   { person_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'With an admin key: the person; with a person JWT: omitted' })) },

@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { createApiKey, revokeApiKey, rotateApiKey } from '../../organizations/api-keys.ts';
 import { NewApiKey } from '../../routes/organizations.ts';
 import type { ApiKeyKind } from '../../store/types.ts';
+import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
@@ -11,7 +12,8 @@ import { noticeFrom } from '../notice.ts';
 import { type ApiKeyForm, apiKeySecretPage, apiKeysPage, emptyApiKeyForm } from './api-key-pages.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
 
-const notices: Record<string, string> = { revoked: 'Key revoked: it no longer works.' };
+const notices: Record<string, string> = { revoked: 'Key revoked: it no longer works.', [CONFIRMED]: CONFIRMED_NOTICE };
+const PAGE = '/console/admin/api-keys';
 
 const noticeOf = (request: FastifyRequest) => noticeFrom(notices, request.query);
 const keyIdOf = (request: FastifyRequest) => (request.params as { key_id: string }).key_id;
@@ -35,7 +37,9 @@ export function apiKeyRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/admin/api-keys', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
+      requireRecentSignIn(deps.now, who, PAGE);
       const form: ApiKeyForm = { name: field(request.body, 'name').trim(), kind: field(request.body, 'kind') };
       try {
         checkBody(NewApiKey, form);
@@ -49,13 +53,17 @@ export function apiKeyRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/admin/api-keys/:key_id/rotate', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
+      requireRecentSignIn(deps.now, who, PAGE);
       const { key, secret } = await rotateApiKey(store, org.id, keyIdOf(request), 'key', deps.now());
       return apiKeySecretPage(reply, consoleRequest(request), org, key, secret, true);
     });
 
     app.post('/console/admin/api-keys/:key_id/revoke', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
+      requireRecentSignIn(deps.now, who, PAGE);
       try {
         await revokeApiKey(store, org.id, keyIdOf(request), 'key');
       } catch (error) {

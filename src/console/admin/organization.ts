@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
 import { ConfigPatch, changeOrganizationConfig } from '../../routes/organization-config.ts';
+import type { OrganizationConfig } from '../../store/types.ts';
+import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
@@ -9,7 +11,7 @@ import { noticeFrom } from '../notice.ts';
 import { formLines, formNumber } from './form-values.ts';
 import { type SettingsForm, settingsFormOf, settingsPage } from './organization-pages.ts';
 
-const notices: Record<string, string> = { saved: 'Settings saved.' };
+const notices: Record<string, string> = { saved: 'Settings saved.', [CONFIRMED]: CONFIRMED_NOTICE };
 const noticeOf = (request: FastifyRequest) => noticeFrom(notices, request.query);
 
 /** An empty optional field is none (null), as the API spells it. */
@@ -52,6 +54,17 @@ function patchOf(form: SettingsForm): unknown {
   };
 }
 
+/** Whether the form changes where passkeys work or how a cloned one is treated: a sensitive change (design §5). */
+function changesPasskeySettings(config: OrganizationConfig, patch: ConfigPatch): boolean {
+  const origins = patch.webauthn_origins ?? config.webauthn_origins;
+  return (
+    (patch.webauthn_rp_id !== undefined && patch.webauthn_rp_id !== config.webauthn_rp_id) ||
+    origins.length !== config.webauthn_origins.length ||
+    origins.some((origin, i) => origin !== config.webauthn_origins[i]) ||
+    (patch.webauthn_refuse_clone_warning !== undefined && patch.webauthn_refuse_clone_warning !== config.webauthn_refuse_clone_warning)
+  );
+}
+
 /** Organisation settings: PATCH /organizations/config as a form, under the same schema and rules. */
 export function organizationSettingsRoutes(deps: ConsoleDeps) {
   const { store, dev } = deps;
@@ -62,7 +75,8 @@ export function organizationSettingsRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/admin/organization', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
       const form: SettingsForm = {
         tokenLifetimeCeiling: field(request.body, 'token_lifetime_ceiling'),
         emailSender: field(request.body, 'email_sender').trim(),
@@ -76,6 +90,7 @@ export function organizationSettingsRoutes(deps: ConsoleDeps) {
       try {
         const patch = patchOf(form);
         checkBody(ConfigPatch, patch);
+        if (changesPasskeySettings(org.config, patch as ConfigPatch)) requireRecentSignIn(deps.now, who, '/console/admin/organization');
         if (!(await changeOrganizationConfig(store, org.id, patch as ConfigPatch, { dev }))) {
           throw new ApiError('ORGANIZATION_NOT_FOUND', 'organization: the organisation was deleted');
         }

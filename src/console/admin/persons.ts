@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, personNotFound } from '../../errors/api-error.ts';
 import { AccessChange, changePersonAccess, NewPerson, newPerson } from '../../routes/persons.ts';
 import type { Handle, Person, PersonRole } from '../../store/types.ts';
+import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field, fields } from '../form-body.ts';
@@ -14,6 +15,7 @@ const notices: Record<string, string> = {
   created: 'Person created.',
   saved: 'Roles and console membership saved.',
   deleted: 'Person deleted.',
+  [CONFIRMED]: CONFIRMED_NOTICE,
 };
 
 /**
@@ -110,7 +112,13 @@ export function personRoutes(deps: ConsoleDeps) {
       try {
         checkBody(AccessChange, change);
         refuseSelfLockout(who, person.id, change);
-        await changePersonAccess(store, who.org.id, person.id, { ...change, roles: change.roles as PersonRole[] });
+        const rolesChange = change.roles.length !== person.roles.length || change.roles.some((role) => !person.roles.includes(role as PersonRole));
+        if (rolesChange) requireRecentSignIn(deps.now, who, `/console/admin/persons/${person.id}`);
+        const changed = await changePersonAccess(store, who.org.id, person.id, { ...change, roles: change.roles as PersonRole[] }, deps.now());
+        // A change of one's own roles raised one's generation: this browser carries on, as after removing a factor.
+        if (changed.id === who.person.id && changed.generation === who.session.generation + 1) {
+          await deps.sessions.carryOn(consoleRequest(request).state, changed.generation);
+        }
         return seeOther(reply, `/console/admin/persons/${person.id}?notice=saved`);
       } catch (error) {
         const refusal = formRefusalOf(error);

@@ -67,6 +67,27 @@ function passkeySignIn() {
   });
 }
 
+/**
+ * Passkey buttons for a person the console already knows (the second step of a sign-in, the
+ * confirmation of a sensitive action): data-options-url and data-finish-url name the two calls,
+ * data-finish-next the page to come back to, if any.
+ */
+function passkeyButtons() {
+  if (!window.SimpleWebAuthnBrowser) return;
+  for (const button of document.querySelectorAll('button[data-passkey-login]')) {
+    button.addEventListener('click', () =>
+      ceremony(button, {
+        optionsUrl: button.dataset.optionsUrl,
+        optionsBody: {},
+        run: window.SimpleWebAuthnBrowser.startAuthentication,
+        finishUrl: button.dataset.finishUrl,
+        finishBody: button.dataset.finishNext ? { next: button.dataset.finishNext } : {},
+        csrf: button.dataset.csrf,
+      }),
+    );
+  }
+}
+
 function passkeyRegistration() {
   const form = document.getElementById('passkey-register');
   if (!form || !window.SimpleWebAuthnBrowser) return;
@@ -113,6 +134,7 @@ function copyButtons() {
 }
 
 passkeySignIn();
+passkeyButtons();
 passkeyRegistration();
 confirmations();
 focusErrors();

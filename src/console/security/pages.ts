@@ -13,6 +13,28 @@ export interface SecurityView {
   password: Credential | undefined;
   /** The organisation has an RP id and origins: passkeys can be added. */
   passkeysEnabled: boolean;
+  /** Where passkeys can be added instead, when this address is not within the RP id (127.0.0.1 for `localhost`). */
+  passkeysAt?: string | undefined;
+}
+
+/** How a passkey is added: the form console.js runs the ceremony from, or why it cannot run here. */
+export function passkeyAdding(ctx: ConsoleRequest, view: Pick<SecurityView, 'passkeysEnabled' | 'passkeysAt'>): Html {
+  if (!view.passkeysEnabled) {
+    return html`<p class="hint">Your organisation has not turned passkeys on: an administrator sets them up under Organisation settings.</p>`;
+  }
+  if (view.passkeysAt) {
+    return html`<p class="hint">Passkeys of this organisation work at <a href="${view.passkeysAt}/console/">${view.passkeysAt}</a>, not at this address: open the console there to add one.</p>`;
+  }
+  return html`<div class="error" role="alert" id="passkey-error" hidden></div>
+<form id="passkey-register" class="stack" data-csrf="${ctx.csrf}">
+  <div class="field">
+    <label for="passkey-label">Label for the new passkey</label>
+    <input id="passkey-label" name="label" maxlength="100" autocomplete="off" aria-describedby="passkey-label-hint">
+    <p class="hint" id="passkey-label-hint">Optional, up to 100 characters: which device or key it is (for example "work laptop").</p>
+  </div>
+  <button type="submit">Add a passkey</button>
+  <p class="hint js-hidden">Adding a passkey needs JavaScript in this browser.</p>
+</form>`;
 }
 
 /** A moment as the tables show it; "never" for none. */
@@ -36,18 +58,7 @@ function passkeySection(ctx: ConsoleRequest, view: SecurityView): Html {
   </tr>`,
   )}</tbody>
 </table></div>`;
-  const register = view.passkeysEnabled
-    ? html`<div class="error" role="alert" id="passkey-error" hidden></div>
-<form id="passkey-register" class="stack" data-csrf="${ctx.csrf}">
-  <div class="field">
-    <label for="passkey-label">Label for the new passkey</label>
-    <input id="passkey-label" name="label" maxlength="100" autocomplete="off" aria-describedby="passkey-label-hint">
-    <p class="hint" id="passkey-label-hint">Optional, up to 100 characters: which device or key it is (for example "work laptop").</p>
-  </div>
-  <button type="submit">Add a passkey</button>
-  <p class="hint js-hidden">Adding a passkey needs JavaScript in this browser.</p>
-</form>`
-    : html`<p class="hint">Your organisation has not turned passkeys on: an administrator sets them up under Organisation settings.</p>`;
+  const register = passkeyAdding(ctx, view);
   return html`<section aria-labelledby="passkeys-heading" class="stack">
 <h2 id="passkeys-heading">Passkeys</h2>
 ${table}
@@ -102,7 +113,7 @@ function sessionSection(ctx: ConsoleRequest): Html {
 export function securityPage(reply: FastifyReply, ctx: ConsoleRequest, view: SecurityView, notice?: string): FastifyReply {
   return renderPage(reply, ctx, {
     title: 'My security',
-    webauthn: view.passkeysEnabled,
+    webauthn: view.passkeysEnabled && !view.passkeysAt,
     notice,
     body: html`${passkeySection(ctx, view)}
 ${totpSection(ctx, view)}

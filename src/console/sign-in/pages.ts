@@ -53,13 +53,29 @@ export function signInPage(reply: FastifyReply, ctx: ConsoleRequest, form: SignI
   });
 }
 
-/** The second step of a password sign-in, for a person with TOTP: the code (or a recovery code). */
-export function codePage(reply: FastifyReply, ctx: ConsoleRequest, errors: string[] = [], status = 200): FastifyReply {
+/** Which second factors the person whose password was accepted can complete the sign-in with. */
+export interface SecondFactorChoice {
+  totp: boolean;
+  passkey: boolean;
+}
+
+/** The second step of a password sign-in: the authenticator app's code (or a recovery code), or a passkey. */
+export function codePage(reply: FastifyReply, ctx: ConsoleRequest, choice: SecondFactorChoice, problem?: { status: number; message: string }): FastifyReply {
   return renderPage(reply, ctx, {
-    title: 'Enter your code',
-    status,
-    body: html`${errorSummary(errors)}
-<form method="post" action="/console/sign-in/code" class="stack">
+    title: choice.totp ? 'Enter your code' : 'Confirm with your passkey',
+    webauthn: choice.passkey,
+    status: problem?.status ?? 200,
+    body: html`${errorSummary(problem ? [problem.message] : [])}
+<div class="error" role="alert" id="passkey-error" hidden></div>
+${
+  choice.passkey &&
+  html`<p><button type="button" data-passkey-login data-options-url="/console/sign-in/code/passkey/options" data-finish-url="/console/sign-in/code/passkey"
+  data-csrf="${ctx.csrf}">Use your passkey</button></p>
+<p class="hint js-hidden">Passkeys need JavaScript in this browser${choice.totp ? '; use the code from your app instead' : ''}.</p>`
+}
+${
+  choice.totp &&
+  html`<form method="post" action="/console/sign-in/code" class="stack">
   ${csrfField(ctx)}
   <div class="field">
     <label for="code">Code from your authenticator app</label>
@@ -67,7 +83,9 @@ export function codePage(reply: FastifyReply, ctx: ConsoleRequest, errors: strin
     <p class="hint" id="code-hint">Six digits, or one of your recovery codes if you do not have the app at hand.</p>
   </div>
   <button type="submit">Continue</button>
-</form>
+</form>`
+}
+<p class="hint">Your password was right; this second step has five minutes and five tries.</p>
 <form method="post" action="/console/sign-out" class="inline">${csrfField(ctx)}<button type="submit" class="link">Cancel and sign in again</button></form>`,
   });
 }

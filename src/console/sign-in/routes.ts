@@ -1,12 +1,15 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { passwordMethod } from '../../authn/password-method.ts';
+import { afterPassword, completeSignIn, secondFactorMethods } from '../../authn/second-factor.ts';
 import { totpMethod } from '../../authn/totp-method.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import type { Handle } from '../../store/types.ts';
-import { consoleRequest, seeOther, signedIn } from '../context.ts';
+import type { Organization } from '../../store/types.ts';
+import { type ConsoleRequest, consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
 import { noticeFrom } from '../notice.ts';
+import { isTicketEnded, signInAgain } from './again.ts';
+import { localhostRedirect } from './localhost.ts';
 import { organizationNamed } from './organization.ts';
 import { codePage, signInPage } from './pages.ts';
 import { passkeySignInRoutes } from './passkey.ts';
@@ -16,6 +19,7 @@ const notices: Record<string, string> = {
   'signed-out': 'You are signed out.',
   'signed-out-everywhere': 'You are signed out on every device.',
   expired: 'Your session ended; sign in again.',
+  'second-factor-ended': 'That sign-in was not completed: it lasts five minutes and allows five codes. Sign in again.',
 };
 
 /** Failures a person can correct on the form itself; anything else is an error page. */
@@ -28,14 +32,22 @@ function formErrorOf(error: unknown): { status: number; message: string } | unde
   return undefined;
 }
 
+/** The organisation of whatever session the browser has, for the sign-in page it is sent back to. */
+function organizationOfBrowser(ctx: ConsoleRequest): Organization | undefined {
+  return (ctx.signedIn ?? ctx.enrolling ?? ctx.pending)?.org;
+}
+
 export function signInRoutes(deps: ConsoleDeps) {
   const { store, sessions, logins } = deps;
+  const tickets = { store, now: deps.now };
   return async (app: FastifyInstance) => {
     app.get('/console/sign-in', async (request, reply) => {
       const ctx = consoleRequest(request);
-      if (ctx.signedIn) return seeOther(reply, SIGNED_IN_HOME);
+      if (ctx.signedIn || ctx.enrolling) return seeOther(reply, SIGNED_IN_HOME);
       const query = request.query as Record<string, unknown>;
       const org = typeof query.org === 'string' ? query.org.slice(0, 100) : '';
+      const elsewhere = org === '' ? undefined : await localhostRedirect(store, request, org);
+      if (elsewhere) return reply.code(302).header('location', elsewhere).send();
       const notice = noticeFrom(notices, query);
       return signInPage(reply, ctx, { organization: org, email: '', notice });
     });
@@ -50,59 +62,80 @@ export function signInRoutes(deps: ConsoleDeps) {
         if (password === '') throw new ApiError('INVALID_FIELD', 'password: is required to sign in with a password (or use a passkey)');
         const method = passwordMethod(password, { store, pool: logins.pool, now: logins.now, ...(logins.policy ? { policy: logins.policy } : {}) });
         const leave = logins.perSource.enter(request.ip);
-        let personId: string;
+        let person: Awaited<ReturnType<typeof consolePersonOf>>;
         try {
-          ({ personId } = await logins.flow.authenticate(org, handle, method));
+          person = (await logins.flow.authenticate(org, handle, method)).person;
         } finally {
           leave();
         }
-        await consolePersonOf(deps, org, personId, 'password');
-        const hasTotp = (await store.listCredentialsOfType(org.id, personId, 'totp')).length > 0;
-        await sessions.begin(reply, ctx.state, {
-          orgId: org.id,
-          personId,
-          stage: hasTotp ? 'second_factor' : 'signed_in',
-          handle: hasTotp ? handle : null,
-          amr: ['pwd'],
-        });
-        return seeOther(reply, hasTotp ? '/console/sign-in/code' : SIGNED_IN_HOME);
+        person = await consolePersonOf(deps, org, person.id, 'password');
+        const next = await afterPassword(tickets, org, person, handle);
+        if (next.kind === 'signed_in') {
+          const { amr, generation, authTime } = next.signIn;
+          await sessions.begin(reply, ctx.state, { orgId: org.id, personId: person.id, stage: 'signed_in', amr: [...amr], generation, authTime });
+          return seeOther(reply, SIGNED_IN_HOME);
+        }
+        const pending = { orgId: org.id, personId: person.id, stage: 'second_factor' as const, ticketHash: next.ticketHash, amr: ['pwd'] };
+        await sessions.begin(reply, ctx.state, { ...pending, generation: person.generation });
+        return seeOther(reply, '/console/sign-in/code');
       } catch (error) {
         return refuseOnForm(error, reply, (problem) => signInPage(reply, ctx, { ...form, errors: [problem.message], status: problem.status }));
       }
     });
 
+    const showCodePage = async (request: FastifyRequest, reply: FastifyReply, problem?: { status: number; message: string }) => {
+      const ctx = consoleRequest(request);
+      const { org, person } = ctx.pending!;
+      const methods = await secondFactorMethods(store, org.id, person.id);
+      const passkeysOn = org.config.webauthn_rp_id !== null && org.config.webauthn_origins.length > 0;
+      return codePage(reply, ctx, { totp: methods.includes('totp'), passkey: passkeysOn && methods.includes('passkey') }, problem);
+    };
+
     app.get('/console/sign-in/code', async (request, reply) => {
       const ctx = consoleRequest(request);
-      if (!ctx.pending) return seeOther(reply, ctx.signedIn ? SIGNED_IN_HOME : '/console/sign-in?notice=expired');
-      return codePage(reply, ctx);
+      if (!ctx.pending) return seeOther(reply, ctx.signedIn || ctx.enrolling ? SIGNED_IN_HOME : '/console/sign-in?notice=expired');
+      return showCodePage(request, reply);
     });
 
     app.post('/console/sign-in/code', async (request, reply) => {
       const ctx = consoleRequest(request);
       const pending = ctx.pending;
-      if (!pending?.session.handle) return seeOther(reply, '/console/sign-in?notice=expired');
+      if (!pending?.session.ticketHash) return seeOther(reply, '/console/sign-in?notice=expired');
       try {
         const code = field(request.body, 'code').trim();
         if (code === '') throw new ApiError('INVALID_FIELD', 'code: is required (six digits, or a recovery code)');
         const method = totpMethod(code, { store, context: logins.context, now: logins.now });
-        const handle = pending.session.handle as Handle;
-        const { personId } = await logins.flow.authenticate(pending.org, handle, method);
-        if (personId !== pending.person.id) throw new ApiError('UNAUTHENTICATED', 'console: the code is not of the person whose password was accepted');
-        await sessions.begin(reply, ctx.state, { orgId: pending.org.id, personId, stage: 'signed_in', amr: ['pwd', 'otp', 'mfa'] });
+        const signIn = await completeSignIn(tickets, pending.org, pending.session.ticketHash, 'totp', async (ticket) => {
+          const { person, amr } = await logins.flow.authenticate(pending.org, ticket.handle, method);
+          return { personId: person.id, amr };
+        });
+        const { amr, generation, authTime } = signIn;
+        await sessions.begin(reply, ctx.state, { orgId: pending.org.id, personId: signIn.personId, stage: 'signed_in', amr: [...amr], generation, authTime });
         return seeOther(reply, SIGNED_IN_HOME);
       } catch (error) {
-        return refuseOnForm(error, reply, (problem) => codePage(reply, ctx, [problem.message], problem.status));
+        if (isTicketEnded(error)) {
+          await sessions.end(reply, ctx.state);
+          return seeOther(reply, signInAgain('second-factor-ended', pending.org));
+        }
+        const problem = error instanceof ApiError && error.code === 'UNAUTHENTICATED' ? { status: 401, message: error.message } : formErrorOf(error);
+        if (!problem) throw error;
+        if (error instanceof ApiError) reply.headers(error.headers);
+        return showCodePage(request, reply, problem);
       }
     });
 
     app.post('/console/sign-out', async (request, reply) => {
-      await sessions.end(reply, consoleRequest(request).state);
-      return seeOther(reply, '/console/sign-in?notice=signed-out');
+      const ctx = consoleRequest(request);
+      await sessions.end(reply, ctx.state);
+      return seeOther(reply, signInAgain('signed-out', organizationOfBrowser(ctx)));
     });
 
     app.post('/console/sign-out-everywhere', async (request, reply) => {
-      await sessions.endEverywhere(reply, signedIn(request).session);
-      return seeOther(reply, '/console/sign-in?notice=signed-out-everywhere');
+      const { org, person, session } = signedIn(request);
+      // Design §5: every console session of theirs and every person JWT issued before end.
+      await store.raisePersonGeneration(org.id, person.id, deps.now());
+      await sessions.endEverywhere(reply, session);
+      return seeOther(reply, signInAgain('signed-out-everywhere', org));
     });
 
     await app.register(passkeySignInRoutes(deps));

@@ -17,7 +17,7 @@ import { codeEntryPage, type FindForm, findPage, foundPage, outcomePage } from '
 /** The signed-in verifier, as the helpdesk core names its caller and operator (design §6: helpdesk_session). */
 function verifierOf(request: FastifyRequest): SignedIn & HelpdeskOperator {
   const who = signedIn(request, 'verifier');
-  return { ...who, ...helpdeskOperator(who.person, 'console') };
+  return { ...who, ...helpdeskOperator(who.person, { amr: who.session.amr, authTime: who.session.authTime }, 'console') };
 }
 
 /** A refusal the verifier can act on from the form (404 nobody there, 429 with when to retry), beside the 400s and 409s formRefusalOf takes. */

@@ -69,8 +69,11 @@ export interface VerifyRegistrationInput {
 }
 
 export type RegistrationVerification =
-  /** `params` are ready for publicKeyCredentialType.prepare(), and already pass it. */
-  | { verified: true; params: PublicKeyParams }
+  /**
+   * `params` are ready for publicKeyCredentialType.prepare(), and already pass it. `backupEligible`
+   * is the signed BE flag (a synced passkey), `userVerified` the UV flag of this ceremony.
+   */
+  | { verified: true; params: PublicKeyParams; backupEligible: boolean; userVerified: boolean }
   /** `reason` is for the audit log only. */
   | { verified: false; reason: string };
 
@@ -90,7 +93,7 @@ export async function verifyRegistration(input: VerifyRegistrationInput): Promis
     return { verified: false, reason: error instanceof Error ? error.message : String(error) };
   }
   if (!result.verified) return { verified: false, reason: 'the attestation does not verify' };
-  const { credential, fmt, aaguid } = result.registrationInfo;
+  const { credential, fmt, aaguid, credentialDeviceType, userVerified } = result.registrationInfo;
   try {
     // The same checks as an import, so a key import would refuse (RSA below 2048 bits) is refused here too.
     const params = normalisePublicKeyParams({
@@ -99,7 +102,7 @@ export async function verifyRegistration(input: VerifyRegistrationInput): Promis
       attestation_type: fmt,
       authenticator: { aaguid: toBase64(Buffer.from(aaguid.replaceAll('-', ''), 'hex')), sign_count: credential.counter, clone_warning: false },
     });
-    return { verified: true, params };
+    return { verified: true, params, backupEligible: credentialDeviceType === 'multiDevice', userVerified };
   } catch (error) {
     if (error instanceof ApiError) return { verified: false, reason: `the new credential is not one this service accepts: ${error.message}` };
     throw error;

@@ -1,6 +1,7 @@
-import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
+import type { OAuthClient, OrganizationConfig, Person } from '../../store/types.ts';
 import { oauthError } from '../errors.ts';
 import { SvidError } from '../spiffe/svid-error.ts';
+import { EARLIER_GENERATION, isOfCurrentGeneration } from '../tokens/person-generation.ts';
 import { type OwnToken, TokenRejected } from '../tokens/reader.ts';
 import { TOKEN_TYPE, type TokenTypeUri, tokenShape } from '../tokens/token-types.ts';
 import type { OAuthDeps } from './grant.ts';
@@ -26,9 +27,12 @@ async function readOwn(deps: OAuthDeps, name: string, value: string, declared: T
   }
 }
 
-/** A deleted person's tokens stop working for delegation at once, JWTs included. */
-async function requirePerson(deps: OAuthDeps, name: string, orgId: string, personId: string): Promise<void> {
-  if (!(await deps.store.getPerson(orgId, personId))) throw oauthError('invalid_request', `${name}: the person it was issued for no longer exists`);
+/** A deleted person's tokens stop working for delegation at once, JWTs included, and so do JWTs of an earlier generation. */
+async function currentPerson(deps: OAuthDeps, name: string, token: OwnToken): Promise<Person> {
+  const person = await deps.store.getPerson(token.orgId, token.subject);
+  if (!person) throw oauthError('invalid_request', `${name}: the person it was issued for no longer exists`);
+  if (!isOfCurrentGeneration(token, person)) throw oauthError('invalid_request', `${name} ${EARLIER_GENERATION}`);
+  return person;
 }
 
 /** Deleting a client revokes its opaque tokens, but its JWTs live on: they are stopped here. */
@@ -47,24 +51,30 @@ function boundClient(subject: OwnToken): string | undefined {
   return subject.format === 'opaque' ? subject.clientId : undefined;
 }
 
+/** The subject token, and its person as they are now when it names one (their generation goes into the delegated token). */
+export interface Subject {
+  token: OwnToken;
+  person: Person | undefined;
+}
+
 /**
  * The subject: a person's or a client's token of this server (JWT or opaque), or one
  * delegated from it. Client tokens and opaque tokens are bound to their client.
  */
-export async function resolveSubject(deps: OAuthDeps, token: string, type: TokenTypeUri, client: OAuthClient | undefined): Promise<OwnToken> {
+export async function resolveSubject(deps: OAuthDeps, token: string, type: TokenTypeUri, client: OAuthClient | undefined): Promise<Subject> {
   const subject = await readOwn(deps, 'subject_token', token, type);
   if (!PERSON_ID.test(subject.subject) && !CLIENT_ID.test(subject.subject)) {
     throw oauthError('invalid_request', "subject_token's sub must be a person or a client of this server");
   }
   if (client && client.orgId !== subject.orgId) throw oauthError('invalid_request', 'subject_token belongs to another organisation than the client');
-  if (PERSON_ID.test(subject.subject)) await requirePerson(deps, 'subject_token', subject.orgId, subject.subject);
+  const person = PERSON_ID.test(subject.subject) ? await currentPerson(deps, 'subject_token', subject) : undefined;
   if (CLIENT_ID.test(subject.subject)) await requireClient(deps, 'subject_token', subject.orgId, subject.subject);
   const bound = boundClient(subject);
   if (bound !== undefined) {
     if (!client) throw oauthError('invalid_client', 'subject_token is bound to a client: authenticate as that client');
     if (client.id !== bound) throw oauthError('invalid_request', 'subject_token was issued to another client');
   }
-  return subject;
+  return { token: subject, person };
 }
 
 export interface Actor {
@@ -134,7 +144,7 @@ export async function resolveActor(
     }
     return { id: actor.subject, scopes: actor.scope.split(' ').filter(Boolean) };
   }
-  if (PERSON_ID.test(actor.subject)) await requirePerson(deps, 'actor_token', orgId, actor.subject);
+  if (PERSON_ID.test(actor.subject)) await currentPerson(deps, 'actor_token', actor);
   return { id: actor.subject };
 }
 

@@ -47,7 +47,7 @@ export const tokenExchange: Grant = {
     const request = readExchangeRequest(params);
     audit.requestedTokenType = request.requestedTokenType;
     const actorRead = readActorEarly(deps, request.actorToken, request.actorTokenType);
-    const subject = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
+    const { token: subject, person } = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
     audit.orgId = subject.orgId;
     audit.subject = subject.subject;
     if (actDepth(subject.act) >= MAX_ACT_DEPTH)
@@ -73,6 +73,8 @@ export const tokenExchange: Grant = {
       ...targets,
       act: { sub: actor.id, ...(subject.act ? { act: subject.act } : {}) },
       ...(subject.mayAct ? { mayAct: subject.mayAct } : {}),
+      // Delegated for a person, the token ends with their generation as their own JWTs do.
+      ...(person ? { personGeneration: person.generation } : {}),
       parentHash: subject.record?.hash,
     };
     const jwt = request.requestedTokenType === TOKEN_TYPE.jwt;

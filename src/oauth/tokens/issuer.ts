@@ -18,6 +18,10 @@ export interface IssueRequest {
   resource?: string[];
   /** RFC 8176 authentication method references, for a person JWT issued at a login (JWTs only). */
   amr?: string[];
+  /** When the person proved who they are (ms), for a person JWT issued at a login: OpenID Connect's `auth_time` (JWTs only). */
+  authTime?: number;
+  /** The person's generation (design §5), for a token whose subject is a person: `gen`, left out at 0 (JWTs only; opaque tokens are revoked at a raise). */
+  personGeneration?: number;
   /** The opaque token this one was exchanged from (revoking it revokes this). */
   parentHash?: string;
   lifetimeSeconds: number;
@@ -65,6 +69,9 @@ export class TokenIssuer {
     if (request.act) claims.act = request.act;
     if (request.mayAct) claims.may_act = request.mayAct;
     if (request.amr) claims.amr = request.amr;
+    if (request.authTime !== undefined) claims.auth_time = Math.floor(request.authTime / 1000);
+    // Generation 0 is what a token without `gen` is read as: most persons never raise theirs.
+    if (request.personGeneration) claims.gen = request.personGeneration;
     // RFC 9068 §2.2: the registered claims every access token carries.
     const registered = {
       iss: this.#ctx.issuer(),

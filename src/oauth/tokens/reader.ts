@@ -19,6 +19,12 @@ export interface OwnToken {
   mayAct: { sub: string } | undefined;
   issuedAt: number;
   expiresAt: number;
+  /** RFC 8176 methods the person proved, for a person JWT issued at a login; undefined for every other token (mint-token's included). */
+  amr: readonly string[] | undefined;
+  /** When the person proved them (ms), with `amr`. */
+  authTime: number | undefined;
+  /** The subject person's generation the token was issued at (`gen`); 0 for a token that names none (design §5). */
+  personGeneration: number;
   /** For opaque tokens: the stored record (its hash links exchanged tokens). */
   record?: OpaqueToken;
   claims?: JWTPayload;
@@ -82,6 +88,7 @@ export class TokenReader {
       mayAct,
       issuedAt: iat * 1000,
       expiresAt: exp * 1000,
+      ...proofClaims(payload),
       claims: payload,
     };
   }
@@ -104,9 +111,27 @@ export class TokenReader {
       mayAct: record.mayAct ?? undefined,
       issuedAt: record.issuedAt,
       expiresAt: record.expiresAt,
+      amr: undefined,
+      authTime: undefined,
+      // Opaque tokens carry no generation: a raise revokes them instead.
+      personGeneration: 0,
       record,
     };
   }
+}
+
+/**
+ * What a person JWT says of its sign-in. Only this server signs these claims, so a malformed one
+ * never comes from it: such a token is read as proving nothing (no amr) and as of generation 0.
+ */
+function proofClaims(payload: JWTPayload): Pick<OwnToken, 'amr' | 'authTime' | 'personGeneration'> {
+  const { amr, auth_time: authTime, gen } = payload;
+  const proved = Array.isArray(amr) && amr.length > 0 && amr.every((value) => typeof value === 'string') ? (amr as string[]) : undefined;
+  return {
+    amr: proved,
+    authTime: proved && typeof authTime === 'number' && Number.isFinite(authTime) ? authTime * 1000 : undefined,
+    personGeneration: Number.isSafeInteger(gen) && (gen as number) >= 0 ? (gen as number) : 0,
+  };
 }
 
 const JWS_PROBLEMS: Record<JwsProblem, string> = {

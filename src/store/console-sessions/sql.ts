@@ -7,8 +7,10 @@ interface SessionRow {
   org_id: string;
   person_id: string;
   stage: string;
-  handle: string | object | null;
+  ticket_hash: string | null;
   amr: string | object;
+  generation: number | string;
+  auth_time: number | string;
   created_at: number | string;
   last_seen_at: number | string;
   expires_at: number | string;
@@ -20,8 +22,10 @@ function toSession(row: SessionRow): ConsoleSession {
     orgId: row.org_id,
     personId: row.person_id,
     stage: row.stage as ConsoleSessionStage,
-    handle: row.handle === null ? null : json(row.handle),
+    ticketHash: row.ticket_hash,
     amr: json(row.amr),
+    generation: Number(row.generation),
+    authTime: time(row.auth_time),
     createdAt: time(row.created_at),
     lastSeenAt: time(row.last_seen_at),
     expiresAt: time(row.expires_at),
@@ -32,20 +36,11 @@ function toSession(row: SessionRow): ConsoleSession {
 export function sqlConsoleSessionStore(db: SqlDriver): ConsoleSessionStore {
   return {
     async createConsoleSession(s): Promise<void> {
+      // The handle column of release 10 is left NULL: the ticket names the handle now.
       await db.run(
-        `INSERT INTO console_sessions (id_hash, org_id, person_id, stage, handle, amr, created_at, last_seen_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          s.idHash,
-          s.orgId,
-          s.personId,
-          s.stage,
-          s.handle === null ? null : JSON.stringify(s.handle),
-          JSON.stringify(s.amr),
-          s.createdAt,
-          s.lastSeenAt,
-          s.expiresAt,
-        ],
+        `INSERT INTO console_sessions (id_hash, org_id, person_id, stage, ticket_hash, amr, generation, auth_time, created_at, last_seen_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [s.idHash, s.orgId, s.personId, s.stage, s.ticketHash, JSON.stringify(s.amr), s.generation, s.authTime, s.createdAt, s.lastSeenAt, s.expiresAt],
       );
     },
 
@@ -56,6 +51,14 @@ export function sqlConsoleSessionStore(db: SqlDriver): ConsoleSessionStore {
 
     async touchConsoleSession(idHash, at): Promise<void> {
       await db.run('UPDATE console_sessions SET last_seen_at = $2 WHERE id_hash = $1', [idHash, at]);
+    },
+
+    async setConsoleSessionGeneration(idHash, generation): Promise<boolean> {
+      return (await db.run('UPDATE console_sessions SET generation = $2 WHERE id_hash = $1', [idHash, generation])) === 1;
+    },
+
+    async reauthenticateConsoleSession(idHash, at): Promise<boolean> {
+      return (await db.run('UPDATE console_sessions SET auth_time = $2, last_seen_at = $2 WHERE id_hash = $1', [idHash, at])) === 1;
     },
 
     async deleteConsoleSession(idHash): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { keysetPage } from '../keyset-page.ts';
 import { type Json, json, optionalTime, time } from '../rows.ts';
-import type { SqlDriver } from '../sql-driver.ts';
+import type { SqlDriver, SqlExecutor } from '../sql-driver.ts';
 import type { Page, PageRequest } from '../types.ts';
 import type { Credential, CredentialData, CredentialStore } from './store.ts';
 
@@ -37,12 +37,16 @@ function jsonParam(value: object | null): string | null {
   return value === null ? null : JSON.stringify(value);
 }
 
+/** Work that must commit with the deletion of a credential (raising its person's generation), injected where the stores are composed. */
+export type CredentialDeletionStep = (tx: SqlExecutor, orgId: string, personId: string, at: number) => Promise<unknown>;
+
 /**
  * The credential store over either SQL dialect: table credentials. Its person_id references
  * persons with ON DELETE CASCADE, so deleting a person deletes their credentials in the same
- * statement, and a credential cannot be inserted for a person being deleted.
+ * statement, and a credential cannot be inserted for a person being deleted. `onDelete` runs
+ * inside the transaction that deletes a credential.
  */
-export function sqlCredentialStore(db: SqlDriver): CredentialStore {
+export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialDeletionStep[]): CredentialStore {
   const personExists = async (orgId: string, personId: string) =>
     (await db.all('SELECT 1 AS found FROM persons WHERE org_id = $1 AND id = $2', [orgId, personId])).length > 0;
 
@@ -81,8 +85,12 @@ export function sqlCredentialStore(db: SqlDriver): CredentialStore {
       return rows.map(toCredential);
     },
 
-    async deleteCredential(orgId, personId, id): Promise<boolean> {
-      return (await db.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id])) === 1;
+    deleteCredential(orgId, personId, id, at): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        if ((await tx.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id])) !== 1) return false;
+        for (const step of onDelete) await step(tx, orgId, personId, at);
+        return true;
+      });
     },
 
     async touchCredentialLastUsed(orgId, id, at): Promise<boolean> {

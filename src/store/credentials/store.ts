@@ -45,8 +45,12 @@ export interface CredentialStore {
   listCredentials(orgId: string, personId: string, page: PageRequest): Promise<Page<Credential>>;
   /** All the person's credentials of one type (a person has few), oldest first: what a login tries. */
   listCredentialsOfType(orgId: string, personId: string, type: string): Promise<Credential[]>;
-  /** false, changing nothing, when no such credential of that person exists. */
-  deleteCredential(orgId: string, personId: string, id: string): Promise<boolean>;
+  /**
+   * Deletes the credential and, in the same transaction, raises its person's generation (so the
+   * tokens and console sessions they signed in to with it end); false, changing nothing, when no
+   * such credential of that person exists.
+   */
+  deleteCredential(orgId: string, personId: string, id: string, at: number): Promise<boolean>;
   /** Sets last_used; false when the credential is gone. */
   touchCredentialLastUsed(orgId: string, id: string, at: number): Promise<boolean>;
   /**

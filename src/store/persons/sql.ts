@@ -2,9 +2,32 @@ import { canonicalHandle } from '../../validation/handle.ts';
 import { keysetPage } from '../keyset-page.ts';
 import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
 import { type Json, json, time } from '../rows.ts';
-import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
+import { rethrowAsConflict, type SqlDriver, type SqlExecutor } from '../sql-driver.ts';
 import type { Page, PageRequest } from '../types.ts';
-import type { Handle, Person, PersonAccess, PersonStore } from './store.ts';
+import type { Handle, NewPersonRecord, Person, PersonAccess, PersonStore } from './store.ts';
+
+/**
+ * Work that must commit with a raise of a person's generation, such as revoking their opaque
+ * tokens: injected where the stores are composed, as the party-deletion steps are.
+ */
+export type GenerationStep = (tx: SqlExecutor, orgId: string, personId: string, at: number) => Promise<unknown>;
+
+/** Raises the person's generation inside `tx` and runs the steps there; the new generation, or undefined for an unknown id. */
+export async function raiseGenerationIn(
+  tx: SqlExecutor,
+  steps: readonly GenerationStep[],
+  orgId: string,
+  personId: string,
+  at: number,
+): Promise<number | undefined> {
+  const [row] = await tx.all<{ generation: number | string }>(
+    'UPDATE persons SET generation = generation + 1 WHERE org_id = $1 AND id = $2 RETURNING generation',
+    [orgId, personId],
+  );
+  if (!row) return undefined;
+  for (const step of steps) await step(tx, orgId, personId, at);
+  return Number(row.generation);
+}
 
 interface PersonRow {
   id: string;
@@ -13,6 +36,7 @@ interface PersonRow {
   roles: Json;
   console: number | boolean;
   created_at: number;
+  generation: number | string;
 }
 
 const conflictSubjects = { person_handles: 'person_handle' } as const;
@@ -25,16 +49,23 @@ function toPerson(row: PersonRow): Person {
     roles: json(row.roles),
     console: Boolean(row.console),
     createdAt: time(row.created_at),
+    generation: Number(row.generation),
   };
+}
+
+/** The same roles, in any order. */
+function sameRoles(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((role) => b.includes(role));
 }
 
 /**
  * The person store over either SQL dialect: tables persons and person_handles.
- * `onDelete` runs inside the transaction that deletes a person (see party-deletion.ts).
+ * `onDelete` runs inside the transaction that deletes a person (see party-deletion.ts), and
+ * `onGenerationRaised` inside the one that raises a person's generation.
  */
-export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionStep[]): PersonStore {
+export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionStep[], onGenerationRaised: readonly GenerationStep[]): PersonStore {
   return {
-    async createPerson(person: Person): Promise<void> {
+    async createPerson(person: NewPersonRecord): Promise<void> {
       const handles = person.handles.map(canonicalHandle);
       await db.transaction(async (tx) => {
         await tx.run('INSERT INTO persons (id, org_id, handles, roles, console, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
@@ -73,13 +104,26 @@ export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
       return keysetPage(db, 'persons', orgId, page, toPerson);
     },
 
-    async setPersonAccess(orgId: string, id: string, access: PersonAccess): Promise<Person | undefined> {
-      // One statement: a concurrent change of the other field is never overwritten with a stale value.
-      const [row] = await db.all<PersonRow>(
-        `UPDATE persons SET roles = COALESCE($3, roles), console = COALESCE($4, console) WHERE org_id = $1 AND id = $2 RETURNING *`,
-        [orgId, id, access.roles === undefined ? null : JSON.stringify(access.roles), access.console ?? null],
-      );
-      return row && toPerson(row);
+    setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number): Promise<Person | undefined> {
+      return db.transaction(async (tx) => {
+        // The row is locked while the roles are compared, so two changes cannot both see the old ones.
+        const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+        const [before] = await tx.all<PersonRow>(`SELECT * FROM persons WHERE org_id = $1 AND id = $2${lock}`, [orgId, id]);
+        if (!before) return undefined;
+        const rolesChange = access.roles !== undefined && !sameRoles(toPerson(before).roles, access.roles);
+        // One statement: a concurrent change of the other field is never overwritten with a stale value.
+        const [row] = await tx.all<PersonRow>(
+          `UPDATE persons SET roles = COALESCE($3, roles), console = COALESCE($4, console) WHERE org_id = $1 AND id = $2 RETURNING *`,
+          [orgId, id, access.roles === undefined ? null : JSON.stringify(access.roles), access.console ?? null],
+        );
+        if (!row || !rolesChange) return row && toPerson(row);
+        const generation = await raiseGenerationIn(tx, onGenerationRaised, orgId, id, at);
+        return { ...toPerson(row), generation: generation ?? Number(row.generation) };
+      });
+    },
+
+    raisePersonGeneration(orgId: string, id: string, at: number): Promise<number | undefined> {
+      return db.transaction((tx) => raiseGenerationIn(tx, onGenerationRaised, orgId, id, at));
     },
 
     deletePerson(orgId: string, id: string, at: number): Promise<boolean> {

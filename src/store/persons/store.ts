@@ -18,7 +18,16 @@ export interface Person {
   roles: PersonRole[];
   console: boolean;
   createdAt: number;
+  /**
+   * Raised by the events that must end what the person signed in to before (design §5): sign out
+   * everywhere, a role change, a credential deletion. Carried in their JWTs (`gen`) and console
+   * sessions; one of an earlier generation is refused wherever it is presented.
+   */
+  generation: number;
 }
+
+/** A person as created: at generation 0. */
+export type NewPersonRecord = Omit<Person, 'generation'>;
 
 /** What may change of a person after creation: their roles and console membership. */
 export type PersonAccess = Partial<Pick<Person, 'roles' | 'console'>>;
@@ -30,13 +39,22 @@ export type PersonAccess = Partial<Pick<Person, 'roles' | 'console'>>;
  * (ConflictError 'person_handle' naming it), and a look-up in any spelling finds its person.
  */
 export interface PersonStore {
-  createPerson(person: Person): Promise<void>;
+  createPerson(person: NewPersonRecord): Promise<void>;
   getPerson(orgId: string, id: string): Promise<Person | undefined>;
   /** Finds the person holding the handle, compared in canonical form. */
   findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined>;
   listPersons(orgId: string, page: PageRequest): Promise<Page<Person>>;
-  /** Sets the fields given, leaving the others; the person as they are now, or undefined for an unknown id. */
-  setPersonAccess(orgId: string, id: string, access: PersonAccess): Promise<Person | undefined>;
+  /**
+   * Sets the fields given, leaving the others; the person as they are now, or undefined for an
+   * unknown id. When the roles change, the person's generation is raised in the same transaction.
+   */
+  setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number): Promise<Person | undefined>;
+  /**
+   * Raises the person's generation, and revokes in the same transaction every opaque token issued
+   * to or for them (with the tokens exchanged from those): what they signed in to before ends.
+   * The new generation, or undefined for an unknown id.
+   */
+  raisePersonGeneration(orgId: string, id: string, at: number): Promise<number | undefined>;
   /**
    * Deletes the person (their handles go with them) and revokes, in the same transaction,
    * every opaque token issued to or for them with every token exchanged from those, at `at`.

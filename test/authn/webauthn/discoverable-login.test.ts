@@ -69,7 +69,7 @@ for (const backend of backends()) {
       assert.equal(response.status, 200, JSON.stringify(response.body));
       assert.equal(response.body.result.person_id, person.id);
       const jwt = claims(response.body.result.token);
-      assert.deepEqual([jwt.sub, jwt.oid, jwt.amr], [person.id, org.orgId, ['hwk']]);
+      assert.deepEqual([jwt.sub, jwt.oid, jwt.amr], [person.id, org.orgId, ['hwk', 'user', 'mfa']]);
       const events = await attemptEvents(t, org);
       assert.deepEqual(
         events.map((e) => [e.method, e.person_id, e.outcome, e.reason]),

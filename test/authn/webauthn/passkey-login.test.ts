@@ -37,13 +37,13 @@ for (const backend of backends()) {
     });
     after(() => t.close());
 
-    it('logs in with an imported passkey: a person JWT with amr hwk, the counter and last_used written back', async () => {
+    it('logs in with an imported passkey: a person JWT with amr hwk, user (verified) and mfa, the counter and last_used written back', async () => {
       const { person, authenticator } = await personWithPasskey();
       const response = await passkeyLogin(t, org, person.email, authenticator);
       assert.equal(response.status, 200, JSON.stringify(response.body));
       assert.equal(response.body.result.person_id, person.id);
       const jwt = claims(response.body.result.token);
-      assert.deepEqual([jwt.sub, jwt.oid, jwt.amr], [person.id, org.orgId, ['hwk']]);
+      assert.deepEqual([jwt.sub, jwt.oid, jwt.amr], [person.id, org.orgId, ['hwk', 'user', 'mfa']]);
       assert.deepEqual(await storedAuthenticator(t, org, person.id), {
         aaguid: importParams(authenticator).authenticator.aaguid,
         sign_count: 1,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
-import { loginPerson } from '../../helpers/authn.ts';
+import { loginPerson, passwordJwt, passwordPerson } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
 import { EXCHANGE, JWT_TYPE, mintPersonToken, registerClient, token } from '../../helpers/oauth.ts';
 import { errorCodes, type Response, startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
@@ -38,9 +38,9 @@ for (const backend of backends()) {
     }
 
     it("registers a passkey with the person's own JWT, answers spec §2.3's credential, and it logs in", async () => {
-      const person = await loginPerson(t, org);
+      const person = await passwordPerson(t, org);
       const authenticator = new SoftwareAuthenticator();
-      const created = await register(bearer(await mintPersonToken(t, org, person.id)), authenticator);
+      const created = await register(bearer(await passwordJwt(t, org, person)), authenticator);
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const { id, ...rest } = created.body.result;
       assert.match(id, /^crd_/);
@@ -97,10 +97,10 @@ for (const backend of backends()) {
     });
 
     it("regression: a person JWT spent another person's registration challenge before it was checked; now that answers as an unknown challenge and the ceremony still finishes", async () => {
-      const a = await loginPerson(t, org);
-      const b = await loginPerson(t, org);
-      const asA = bearer(await mintPersonToken(t, org, a.id));
-      const asB = bearer(await mintPersonToken(t, org, b.id));
+      const a = await passwordPerson(t, org);
+      const b = await passwordPerson(t, org);
+      const asA = bearer(await passwordJwt(t, org, a));
+      const asB = bearer(await passwordJwt(t, org, b));
       const forB = (await t.call('POST', OPTIONS, { as: asB, body: {} })).body.result;
       const authenticator = new SoftwareAuthenticator();
       const response = authenticator.register({ challenge: forB.options.challenge, rpId: RP_ID, origin: ORIGIN });
@@ -114,8 +114,8 @@ for (const backend of backends()) {
     });
 
     it("lets an admin key finish any person of the organisation's ceremony", async () => {
-      const person = await loginPerson(t, org);
-      const started = (await t.call('POST', OPTIONS, { as: bearer(await mintPersonToken(t, org, person.id)), body: {} })).body.result;
+      const person = await passwordPerson(t, org);
+      const started = (await t.call('POST', OPTIONS, { as: bearer(await passwordJwt(t, org, person)), body: {} })).body.result;
       const response = new SoftwareAuthenticator().register({ challenge: started.options.challenge, rpId: RP_ID, origin: ORIGIN });
       const finished = await t.call('POST', VERIFY, { as: org, body: { challenge_id: started.challenge_id, response } });
       assert.equal(finished.status, 201, JSON.stringify(finished.body));
@@ -151,7 +151,7 @@ for (const backend of backends()) {
       const cases: [Record<string, string>, RegExp][] = [
         [{ 'service-orgid': org.orgId }, /^header Authorization: a person JWT \(Bearer\) or an admin Service-API-Key is required$/],
         [bearer('not-a-jwt'), /^header Authorization: the token is not a well-formed JWT$/],
-        [bearer(await mintPersonToken(t, other, stranger.id)), /^header Authorization: the token is not of this organisation$/],
+        [bearer(await mintPersonToken(t, other, stranger.id)), /^header Authorization: the token is of another organisation$/],
         [{ 'service-orgid': org.orgId, 'service-api-key': 'tsk_wrong' }, /^header Service-API-Key: is not a valid key of this organisation$/],
       ];
       for (const [as, message] of cases) {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { signedInWithTwoFactors } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
-import { createPerson, mintPersonToken, registerClient } from '../../helpers/oauth.ts';
+import { createPerson, registerClient } from '../../helpers/oauth.ts';
 import type { Response } from '../../helpers/service.ts';
 import { holdsForbiddenKey } from '../forbidden-keys.ts';
 import { assertApiRefusal, assertNothingWritten, changes, type FuzzService, rawCall, runs, startFuzzService } from './fuzz-service.ts';
@@ -45,7 +46,7 @@ for (const backend of backends()) {
           body: { handles: [{ type: 'email_address', value: 'verifier@example.com' }], roles: ['verifier'], console: true },
         })
       ).body.result.id;
-      const verifierJwt = await mintPersonToken(t, org, verifier);
+      const verifierJwt = await signedInWithTwoFactors(t, org, verifier, 'verifier@example.com');
       const integration = (await t.call('POST', '/organizations/api-keys', { as: org, body: { name: 'integration', kind: 'integration' } })).body.result
         .api_key;
       const client = await registerClient(t, org);

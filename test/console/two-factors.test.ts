@@ -1,0 +1,276 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { URI } from 'otpauth';
+import { RECENT_SIGN_IN_MS } from '../../src/authn/assurance.ts';
+import { TICKET_MAX_ATTEMPTS } from '../../src/authn/second-factor.ts';
+import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
+import { configurePasskeys, importParams, ORIGIN } from '../authn/webauthn/passkeys.ts';
+import { importCredential, signInWithTwoFactors, twoFactorPerson } from '../helpers/authn.ts';
+import { backends } from '../helpers/backends.ts';
+import { ConsoleAgent, type ConsolePage, type ConsolePerson, consolePerson, signInWithPassword } from '../helpers/console.ts';
+import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
+import { EXCHANGE, JWT_TYPE, registerClient, token } from '../helpers/oauth.ts';
+import type { TestOrg, TestService } from '../helpers/service.ts';
+
+const FROZEN = Date.UTC(2031, 4, 6, 7, 8, 0);
+const COOKIE = '__Host-tessera-console';
+
+for (const backend of backends()) {
+  describe(`Console sign-in with two factors, and what ends it (design §5), on ${backend.name}`, () => {
+    const clock: TestClock = { at: FROZEN };
+    let t: TestService;
+    let org: TestOrg;
+    let orgName: string;
+
+    before(async () => {
+      t = await startFrozenService(backend, clock);
+      org = await t.org();
+      orgName = (await t.service.store.getOrganization(org.orgId))!.name;
+      await configurePasskeys(t, org);
+    });
+    after(() => t.close());
+
+    /** Signs `person` in with their password (and a recovery code when a second factor is owed); the agent and its last page. */
+    const signedIn = async (person: ConsolePerson) => {
+      const agent = new ConsoleAgent(t.url);
+      const page = await signInWithPassword(agent, org.orgId, person);
+      return { agent, page };
+    };
+    const passwordStep = async (agent: ConsoleAgent, person: ConsolePerson): Promise<ConsolePage> => {
+      const form = await agent.get('/console/sign-in');
+      return agent.post('/console/sign-in', { organization: org.orgId, email: person.email, password: person.password }, form.csrf);
+    };
+    const apiKeys = async () => (await t.call('GET', '/organizations/api-keys', { as: org })).body.result.length as number;
+
+    it('regression: a password-only administrator reached every page; now only the enrolment page, until a factor is added', async () => {
+      clock.at = FROZEN;
+      const admin = await consolePerson(t, org, { roles: ['admin', 'verifier'], secondFactor: false });
+      const { agent, page } = await signedIn(admin);
+      assert.match(page.html, /<h1>Add a second factor<\/h1>/);
+      assert.doesNotMatch(page.html, /href="\/console\/admin"|href="\/console\/security"/, 'no way elsewhere from its navigation');
+      for (const path of ['/console/verify', '/console/admin', '/console/admin/api-keys', '/console/security', '/console/']) {
+        const refused = await agent.get(path);
+        assert.deepEqual([refused.status, refused.location], [303, '/console/enrol'], path);
+      }
+      const keysBefore = await apiKeys();
+      const post = await agent.post('/console/admin/api-keys', { name: 'sneaky', kind: 'admin' }, page.csrf);
+      assert.deepEqual([post.status, post.location], [303, '/console/enrol']);
+      assert.equal(await apiKeys(), keysBefore, 'nothing was made');
+      const json = await agent.postJson('/console/verify/find', { connection_id: 'con_x', query: 'x' }, page.csrf);
+      assert.deepEqual([json.status, json.body.errors[0].code], [403, 'FORBIDDEN']);
+
+      const started = await agent.post('/console/security/totp', {}, page.csrf);
+      assert.equal(started.status, 200);
+      const secret = /id="totp-secret">([A-Z2-7]+)</.exec(started.html)![1]!;
+      const enrolmentId = /name="enrolment_id" value="([^"]+)"/.exec(started.html)![1]!;
+      const before = agent.jar.get(COOKIE);
+      const code = URI.parse(`otpauth://totp/x?secret=${secret}`).generate({ timestamp: clock.at });
+      const confirmed = await agent.post('/console/security/totp/confirm', { enrolment_id: enrolmentId, code }, started.csrf);
+      assert.deepEqual([confirmed.status, confirmed.location], [303, '/console/security?notice=totp-added']);
+      assert.notEqual(agent.jar.get(COOKIE), before, 'a new session id now that it proves more');
+      assert.equal((await agent.get('/console/admin/api-keys')).status, 200, 'the console opens');
+      const session = await t.service.store.getConsoleSession((await import('../../src/crypto/ids.ts')).hashSecret(agent.jar.get(COOKIE)!), clock.at);
+      assert.deepEqual(session?.amr, ['pwd', 'otp', 'mfa']);
+    });
+
+    it('completes a password with the person’s passkey when that is their second factor', async () => {
+      clock.at = FROZEN;
+      const person = await consolePerson(t, org, { roles: ['verifier'], secondFactor: false });
+      const authenticator = new SoftwareAuthenticator();
+      await importCredential(t, org, person.id, 'public-key', importParams(authenticator));
+      const agent = new ConsoleAgent(t.url);
+      const answer = await passwordStep(agent, person);
+      assert.equal(answer.location, '/console/sign-in/code');
+      const page = await agent.follow(answer);
+      assert.match(page.html, /<h1>Confirm with your passkey<\/h1>/);
+      assert.doesNotMatch(page.html, /name="code"/, 'no code field: the person has no authenticator app');
+      const started = await agent.postJson('/console/sign-in/code/passkey/options', {}, page.csrf);
+      assert.equal(started.status, 200, JSON.stringify(started.body));
+      const response = authenticator.assert({ challenge: started.body.options.challenge, rpId: started.body.options.rpId, origin: ORIGIN });
+      const done = await agent.postJson('/console/sign-in/code/passkey', { challenge_id: started.body.challenge_id, response }, page.csrf);
+      assert.deepEqual([done.status, done.body], [200, { location: '/console/' }]);
+      assert.equal((await agent.get('/console/verify')).status, 200);
+    });
+
+    it(`ends a pending sign-in after ${TICKET_MAX_ATTEMPTS} wrong codes: back to sign-in, the organisation kept`, async () => {
+      clock.at = FROZEN;
+      const person = await consolePerson(t, org);
+      const agent = new ConsoleAgent(t.url);
+      let page = await agent.follow(await passwordStep(agent, person));
+      for (let n = 1; n <= TICKET_MAX_ATTEMPTS; n++) {
+        page = await agent.post('/console/sign-in/code', { code: '00000000' }, page.csrf);
+        assert.equal(page.status, 401);
+        assert.match(page.html, /the second factor does not match/);
+      }
+      const ended = await agent.post('/console/sign-in/code', { code: person.recoveryCodes[0]! }, page.csrf);
+      assert.deepEqual([ended.status, ended.location], [303, `/console/sign-in?notice=second-factor-ended&org=${encodeURIComponent(orgName)}`]);
+      const form = await agent.follow(ended);
+      assert.match(form.html, /That sign-in was not completed/);
+      assert.match(form.html, new RegExp(`id="organization" name="organization" value="${orgName}"`));
+    });
+
+    it('keeps the organisation on the sign-in page after signing out', async () => {
+      clock.at = FROZEN;
+      const { agent, page } = await signedIn(await consolePerson(t, org));
+      const out = await agent.post('/console/sign-out', {}, page.csrf);
+      assert.equal(out.location, `/console/sign-in?notice=signed-out&org=${encodeURIComponent(orgName)}`);
+      assert.match((await agent.follow(out)).html, new RegExp(`value="${orgName}"`));
+    });
+
+    it('asks for the password again before a sensitive action once the sign-in is ten minutes old', async () => {
+      clock.at = FROZEN;
+      const admin = await consolePerson(t, org, { roles: ['admin'] });
+      const { agent } = await signedIn(admin);
+      let page = await agent.get('/console/admin/api-keys');
+      clock.at += RECENT_SIGN_IN_MS - 1_000;
+      assert.equal((await agent.post('/console/admin/api-keys', { name: 'fresh', kind: 'integration' }, page.csrf)).status, 200, 'within ten minutes');
+
+      clock.at += 2_000;
+      const keysBefore = await apiKeys();
+      const asked = await agent.post('/console/admin/api-keys', { name: 'late', kind: 'integration' }, page.csrf);
+      assert.deepEqual([asked.status, asked.location], [303, '/console/confirm?next=%2Fconsole%2Fadmin%2Fapi-keys']);
+      assert.equal(await apiKeys(), keysBefore, 'nothing was made');
+      const confirm = await agent.follow(asked);
+      assert.match(confirm.html, /<h1>Confirm it is you<\/h1>/);
+      const wrong = await agent.post('/console/confirm', { next: '/console/admin/api-keys', password: 'not it' }, confirm.csrf);
+      assert.equal(wrong.status, 401);
+      assert.match(wrong.html, /The password does not match/);
+      const right = await agent.post('/console/confirm', { next: '/console/admin/api-keys', password: admin.password }, confirm.csrf);
+      assert.deepEqual([right.status, right.location], [303, '/console/admin/api-keys?notice=confirmed']);
+      page = await agent.follow(right);
+      assert.match(page.html, /Confirmed: for the next 10 minutes/);
+      assert.equal((await agent.post('/console/admin/api-keys', { name: 'late', kind: 'integration' }, page.csrf)).status, 200);
+    });
+
+    it('asks again for role changes and passkey settings, not for other settings; confirms with a passkey too', async () => {
+      clock.at = FROZEN;
+      const admin = await consolePerson(t, org, { roles: ['admin'] });
+      const authenticator = new SoftwareAuthenticator();
+      await importCredential(t, org, admin.id, 'public-key', importParams(authenticator));
+      const { agent, page } = await signedIn(admin);
+      const other = await consolePerson(t, org, { roles: [] });
+      clock.at += RECENT_SIGN_IN_MS + 1_000;
+      const roles = await agent.post(`/console/admin/persons/${other.id}/access`, { roles: 'verifier', console: 'yes' }, page.csrf);
+      assert.equal(roles.location, `/console/confirm?next=${encodeURIComponent(`/console/admin/persons/${other.id}`)}`);
+      const membership = await agent.post(`/console/admin/persons/${other.id}/access`, { console: 'yes' }, page.csrf);
+      assert.equal(membership.location, `/console/admin/persons/${other.id}?notice=saved`, 'the same roles: nothing sensitive');
+
+      const settings = await agent.get('/console/admin/organization');
+      const fields = (rpId: string) => ({
+        token_lifetime_ceiling: '1800',
+        webauthn_rp_id: rpId,
+        webauthn_origins: ORIGIN,
+        svid_jwks_urls: '',
+        allowed_spiffe_ids: '',
+        email_sender: '',
+        email_sender_name: '',
+      });
+      const lifetime = await agent.post('/console/admin/organization', fields('example.com'), settings.csrf);
+      assert.equal(lifetime.location, '/console/admin/organization?notice=saved');
+      const passkeys = await agent.post('/console/admin/organization', fields('login.example.com'), settings.csrf);
+      assert.equal(passkeys.location, '/console/confirm?next=%2Fconsole%2Fadmin%2Forganization');
+
+      const confirm = await agent.follow(passkeys);
+      assert.match(confirm.html, /data-finish-url="\/console\/confirm\/passkey"/);
+      const started = await agent.postJson('/console/confirm/passkey/options', {}, confirm.csrf);
+      assert.deepEqual(
+        started.body.options.allowCredentials.map((c: { id: string }) => c.id),
+        [authenticator.credentialId],
+      );
+      const response = authenticator.assert({ challenge: started.body.options.challenge, rpId: started.body.options.rpId, origin: ORIGIN });
+      const done = await agent.postJson(
+        '/console/confirm/passkey',
+        { challenge_id: started.body.challenge_id, response, next: '/console/admin/organization' },
+        confirm.csrf,
+      );
+      assert.deepEqual([done.status, done.body], [200, { location: '/console/admin/organization?notice=confirmed' }]);
+      const now = await agent.post('/console/admin/organization', fields('example.com'), settings.csrf);
+      assert.equal(now.location, '/console/admin/organization?notice=saved');
+    });
+
+    it('sends the confirmation back to a console page only', async () => {
+      clock.at = FROZEN;
+      const { agent } = await signedIn(await consolePerson(t, org, { roles: [] }));
+      for (const next of ['//evil.example/console/', 'https://evil.example/', '/console/\\\\evil', '/elsewhere']) {
+        const page = await agent.get(`/console/confirm?next=${encodeURIComponent(next)}`);
+        assert.match(page.html, /name="next" value="\/console\/"/, next);
+      }
+    });
+
+    it('regression: a verifier’s console session went on after an administrator deleted her credentials', async () => {
+      clock.at = FROZEN;
+      const verifier = await consolePerson(t, org);
+      const { agent } = await signedIn(verifier);
+      const credentials = (await t.call('GET', `/persons/${verifier.id}/credentials`, { as: org })).body.result;
+      const totp = credentials.find((c: { type: string }) => c.type === 'totp').id;
+      assert.equal((await t.call('DELETE', `/persons/${verifier.id}/credentials/${totp}`, { as: org })).status, 204);
+      const after = await agent.get('/console/verify');
+      assert.deepEqual([after.status, after.location], [303, '/console/sign-in?notice=expired']);
+    });
+
+    it('regression: sign out everywhere left the person JWTs valid for an hour; now they end with the sessions', async () => {
+      clock.at = FROZEN;
+      const person = await twoFactorPerson(t, org, { roles: ['verifier'], console: true });
+      const jwt = await signInWithTwoFactors(t, org, person);
+      const client = await registerClient(t, org);
+      const exchange = () => token(t, { grant_type: EXCHANGE, subject_token: jwt, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE }, client);
+      assert.equal((await exchange()).status, 200);
+      const { agent, page } = await signedIn({ ...person, recoveryCodes: person.recoveryCodes });
+      const elsewhere = await signedIn(person);
+      const out = await agent.post('/console/sign-out-everywhere', {}, page.csrf);
+      assert.equal(out.location, `/console/sign-in?notice=signed-out-everywhere&org=${encodeURIComponent(orgName)}`);
+      assert.equal((await elsewhere.agent.get('/console/verify')).location, '/console/sign-in?notice=expired');
+      const refused = await exchange();
+      assert.deepEqual([refused.status, refused.body.error], [400, 'invalid_request']);
+    });
+
+    it('keeps this browser signed in when the person removes a factor of their own, and ends their other sessions', async () => {
+      clock.at = FROZEN;
+      const person = await consolePerson(t, org, { roles: [] });
+      await importCredential(t, org, person.id, 'public-key', importParams(new SoftwareAuthenticator()));
+      const here = await signedIn(person);
+      const there = await signedIn(person);
+      const security = await here.agent.get('/console/security');
+      const passkey = /action="\/console\/security\/passkeys\/(crd_\w+)\/remove"/.exec(security.html)![1]!;
+      const removed = await here.agent.post(`/console/security/passkeys/${passkey}/remove`, {}, security.csrf);
+      assert.equal(removed.location, '/console/security?notice=passkey-removed');
+      assert.equal((await here.agent.get('/console/security')).status, 200, 'this browser carries on');
+      assert.equal((await there.agent.get('/console/security')).location, '/console/sign-in?notice=expired', 'the other one ends');
+    });
+
+    it('sends the sign-in from 127.0.0.1 to localhost when the organisation’s passkeys are bound to localhost', async () => {
+      clock.at = FROZEN;
+      const local = await t.org();
+      const name = (await t.service.store.getOrganization(local.orgId))!.name;
+      const port = new URL(t.url).port;
+      await t.call('PATCH', '/organizations/config', { as: local, body: { webauthn_rp_id: 'localhost', webauthn_origins: [`http://localhost:${port}`] } });
+      const path = `/console/sign-in?org=${encodeURIComponent(name)}`;
+      const moved = await new ConsoleAgent(t.url).get(path);
+      assert.deepEqual([moved.status, moved.location], [302, `http://localhost:${port}${path}`]);
+      assert.equal((await new ConsoleAgent(`http://localhost:${port}`).get(path)).status, 200, 'and no further once there');
+      assert.equal((await new ConsoleAgent(t.url).get(`/console/sign-in?org=${encodeURIComponent(orgName)}`)).status, 200, 'another RP id stays');
+
+      // Signed in at 127.0.0.1 all the same (the organisation typed by hand): the page says where passkeys work.
+      const person = await consolePerson(t, local, { roles: [] });
+      const agent = new ConsoleAgent(t.url);
+      await signInWithPassword(agent, local.orgId, person);
+      const security = await agent.get('/console/security');
+      assert.match(security.html, new RegExp(`Passkeys of this organisation work at <a href="http://localhost:${port}/console/">`));
+      assert.doesNotMatch(security.html, /id="passkey-register"/);
+    });
+
+    it('refuses to remove an administrator’s last second factor (409), and removes one of two', async () => {
+      clock.at = FROZEN;
+      const admin = await consolePerson(t, org, { roles: ['admin'] });
+      const { agent } = await signedIn(admin);
+      let security = await agent.get('/console/security');
+      const totp = /action="\/console\/security\/totp\/(crd_\w+)\/remove"/.exec(security.html)![1]!;
+      const refused = await agent.post(`/console/security/totp/${totp}/remove`, {}, security.csrf);
+      assert.equal(refused.status, 409);
+      assert.match(refused.html, /is your last passkey or authenticator app, and as an administrator you sign in with two factors/);
+      await importCredential(t, org, admin.id, 'public-key', importParams(new SoftwareAuthenticator()));
+      security = await agent.get('/console/security');
+      assert.equal((await agent.post(`/console/security/totp/${totp}/remove`, {}, security.csrf)).location, '/console/security?notice=totp-removed');
+    });
+  });
+}

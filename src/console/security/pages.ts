@@ -102,7 +102,7 @@ function passwordSection(view: SecurityView): Html {
 function sessionSection(ctx: ConsoleRequest): Html {
   return html`<section aria-labelledby="sessions-heading" class="stack">
 <h2 id="sessions-heading">Sessions</h2>
-<p>Signed in somewhere you no longer use, or on a device you lost? End every console session of yours, this one included.</p>
+<p>Signed in somewhere you no longer use, or on a device you lost? End every console session of yours, this one included, and every token you signed in for before.</p>
 <form method="post" action="/console/sign-out-everywhere" data-confirm="Sign out on every device, this one included?">
   ${csrfField(ctx)}<button type="submit" class="danger">Sign out everywhere</button>
 </form>

@@ -90,6 +90,14 @@ export function requireAssurance(proof: Proof, needed: AssuranceNeeded, operatio
   }
 }
 
+/**
+ * The refusal of a sign-in without two factors that would add a second factor beside one added
+ * meanwhile (a concurrent enrolment won): what requireAssurance says when it is asked afterwards.
+ */
+export function twoFactorsNeeded(operation: string): ApiError {
+  return insufficient(`${operation} needs a sign-in with two factors (amr mfa): the person holds a second factor now`, 'two factors are required');
+}
+
 /** The 401 with RFC 9470's challenge; the header's description is a fixed ASCII phrase, the body says the rest. */
 function insufficient(message: string, description: string, maxAgeSeconds?: number): ApiError {
   const challenge = `Bearer error="insufficient_user_authentication", error_description="${description}"${maxAgeSeconds ? `, max_age=${maxAgeSeconds}` : ''}`;

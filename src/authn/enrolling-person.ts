@@ -6,7 +6,7 @@ import type { CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { Organization, Person } from '../store/types.ts';
-import { hasSecondFactor, type Proof, requireAssurance } from './assurance.ts';
+import { hasSecondFactor, type Proof, provedTwoFactors, requireAssurance, SECOND_FACTOR_TYPES, twoFactorsNeeded } from './assurance.ts';
 import { organizationOf } from './organization-header.ts';
 import { personOfBearer } from './person-bearer.ts';
 
@@ -50,17 +50,28 @@ export async function enrollingPerson(
 }
 
 /**
+ * What a new second factor is stored under when the sign-in that adds it proved one factor: only
+ * as the person's first (decided with the insert, against a concurrent enrolment), else `refusal`.
+ */
+export interface FirstSecondFactor {
+  types: readonly string[];
+  refusal: () => Error;
+}
+
+/**
  * Design §5, for a person managing their own factors: a sign-in at all (never a minted token),
  * with two factors once they hold a second factor, and no older than ten minutes for `recent`
  * operations (removals, new recovery codes). An administrator's key manages anyone's factors.
+ * For a sign-in without two factors, answers the condition its new factor must be stored under.
  */
 export async function requireFactorManagement(
   store: Pick<CredentialStore, 'listCredentialsOfType'>,
   enroller: Pick<Enroller, 'org' | 'person' | 'proof'>,
   operation: string,
   recent?: { now: number },
-): Promise<void> {
-  if (enroller.proof === null) return;
+): Promise<FirstSecondFactor | undefined> {
+  if (enroller.proof === null) return undefined;
   const twoFactors = await hasSecondFactor(store, enroller.org.id, enroller.person.id);
   requireAssurance(enroller.proof, { twoFactors, ...(recent ? { recent } : {}) }, operation);
+  return provedTwoFactors(enroller.proof) ? undefined : { types: SECOND_FACTOR_TYPES, refusal: () => twoFactorsNeeded(operation) };
 }

@@ -67,7 +67,7 @@ export async function startTotpEnrolment(enroller: Enroller, label: string | nul
 export async function confirmTotpEnrolment(enroller: Enroller, enrolmentId: string, code: string, deps: TotpEnrolmentDeps): Promise<Credential> {
   const { store, context, now } = deps;
   const { org, person } = enroller;
-  await requireFactorManagement(store, enroller, 'TOTP enrolment');
+  const firstOnly = await requireFactorManagement(store, enroller, 'TOTP enrolment');
   const at = now();
   const pending = await store.getTotpEnrolment(org.id, person.id, enrolmentId, at);
   if (!pending) throw enrolmentNotFound();
@@ -82,6 +82,7 @@ export async function confirmTotpEnrolment(enroller: Enroller, enrolmentId: stri
     prepared: { params: pending.params, secret: withUsedStep(pending.secret, step) },
     audit: { enrolled: true, api_key_id: enroller.apiKeyId },
     at,
+    ...(firstOnly ? { unlessHolding: firstOnly } : {}),
   });
   if (!credential) throw new ApiError('NOT_FOUND', 'the person was deleted during the enrolment');
   return credential;

@@ -18,6 +18,8 @@ export interface NewCredential {
   /** What the `credential.created` audit event says besides the person, the id and the type. */
   audit: Record<string, unknown>;
   at: number;
+  /** Store it only while the person holds none of `types`; throw `refusal()` otherwise (nothing stored). */
+  unlessHolding?: { types: readonly string[]; refusal: () => Error };
 }
 
 /**
@@ -44,7 +46,7 @@ export async function createPersonCredential(
   hashCode: (code: string) => string,
   created: NewCredential,
 ): Promise<Credential | undefined> {
-  const { orgId, personId, type, label, prepared, audit, at } = created;
+  const { orgId, personId, type, label, prepared, audit, at, unlessHolding } = created;
   const credential: Credential = {
     id: newId('crd', at),
     orgId,
@@ -57,7 +59,13 @@ export async function createPersonCredential(
     lastUsed: null,
     createdAt: at,
   };
-  if (!(await store.createCredential(credential))) return undefined;
+  if (unlessHolding) {
+    const stored = await store.createCredentialUnlessHolding(credential, unlessHolding.types);
+    if (stored === 'holding') throw unlessHolding.refusal();
+    if (stored === 'no_person') return undefined;
+  } else if (!(await store.createCredential(credential))) {
+    return undefined;
+  }
   const person = await store.getPerson(orgId, personId);
   if (person) await store.clearAuthnAttemptsOfPerson(orgId, personId, handleCounterSubjects(orgId, person, hashCode, [type]), type);
   await recordEvent(store, at, orgId, 'credential.created', { person_id: personId, credential_id: credential.id, credential_type: type, ...audit });

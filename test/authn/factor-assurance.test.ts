@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { URI } from 'otpauth';
 import { RECENT_SIGN_IN_MS } from '../../src/authn/assurance.ts';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
 import { login, passwordJwt, passwordPerson, signInWithTwoFactors, twoFactorPerson } from '../helpers/authn.ts';
@@ -82,7 +83,10 @@ for (const backend of backends()) {
       assert.equal((await t.call('POST', '/authn/totp/recovery-codes', { as: as(jwt), body: {} })).status, 200);
       assert.equal((await t.call('POST', '/authn/totp/enrolment', { as: as(jwt), body: {} })).status, 201);
       assert.equal((await t.call('POST', '/authn/webauthn/registration/options', { as: as(jwt), body: {} })).status, 200);
-      const helpdesk = await t.call('POST', '/helpdesk/email-verifications', { as: as(jwt), body: { connection_id: connectionId, email: 'nobody@example.com' } });
+      const helpdesk = await t.call('POST', '/helpdesk/email-verifications', {
+        as: as(jwt),
+        body: { connection_id: connectionId, email: 'nobody@example.com' },
+      });
       assert.equal(helpdesk.status, 404, 'past the door: no such identity in the directory');
     });
 
@@ -109,9 +113,33 @@ for (const backend of backends()) {
       assert.equal(started.status, 200, JSON.stringify(started.body));
       const { challenge_id, options } = started.body.result;
       const authenticator = new SoftwareAuthenticator();
-      const response = authenticator.register({ challenge: options.challenge, rpId: options.rp.id, origin: 'https://login.example.com', userId: options.user.id });
+      const response = authenticator.register({
+        challenge: options.challenge,
+        rpId: options.rp.id,
+        origin: 'https://login.example.com',
+        userId: options.user.id,
+      });
       assert.equal((await t.call('POST', '/authn/webauthn/registration/verify', { as: as(jwt), body: { challenge_id, response } })).status, 201);
       await refusedEverywhere(jwt, /needs a sign-in with two factors \(amr mfa\)/);
+    });
+
+    it('regression: concurrent confirmations with a password-only JWT added two second factors; now only the first is added', async () => {
+      clock.at = FROZEN;
+      const person = await passwordPerson(t, org);
+      const jwt = await passwordJwt(t, org, person);
+      const started = await Promise.all(Array.from({ length: 4 }, () => t.call('POST', '/authn/totp/enrolment', { as: as(jwt), body: {} })));
+      const answers = await Promise.all(
+        started.map(({ body: { result } }) =>
+          t.call('POST', '/authn/totp/enrolment/confirm', {
+            as: as(jwt),
+            body: { enrolment_id: result.enrolment_id, code: URI.parse(result.key_uri).generate({ timestamp: clock.at }) },
+          }),
+        ),
+      );
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, 401, 401, 401], JSON.stringify(answers.map((a) => a.body)));
+      for (const refused of answers.filter((a) => a.status === 401)) assert.deepEqual(errorCodes(refused.body), ['INSUFFICIENT_USER_AUTHENTICATION']);
+      const held = (await t.call('GET', `/persons/${person.id}/credentials`, { as: org })).body.result.map((c: { type: string }) => c.type);
+      assert.deepEqual(held.sort(), ['password', 'totp']);
     });
 
     it('refuses a delegated token and a client’s token as not the person’s own (403)', async () => {

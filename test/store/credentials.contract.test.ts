@@ -66,6 +66,23 @@ contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore & Token
     assert.deepEqual(await revokedAt(store, theirs, others), [7_000, null]);
   });
 
+  it('stores a credential unless its person holds one of the types, one decision for concurrent callers', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    await store.createCredential(credential(a.id, p.id, { type: 'password' }));
+    const tries = Array.from({ length: 8 }, (_, i) => credential(a.id, p.id, { type: i % 2 ? 'totp' : 'public-key' }));
+    const outcomes = await Promise.all(tries.map((c) => store.createCredentialUnlessHolding(c, ['totp', 'public-key'])));
+    assert.deepEqual(outcomes.sort(), ['created', ...Array(7).fill('holding')]);
+    const held = [...(await store.listCredentialsOfType(a.id, p.id, 'totp')), ...(await store.listCredentialsOfType(a.id, p.id, 'public-key'))];
+    assert.equal(held.length, 1);
+    assert.equal(await store.createCredentialUnlessHolding(credential(a.id, 'per_never_created'), ['totp']), 'no_person');
+    const other = held[0]!.type === 'totp' ? 'public-key' : 'totp';
+    assert.equal(await store.createCredentialUnlessHolding(credential(a.id, p.id, { type: other }), [held[0]!.type]), 'holding');
+    assert.equal(await store.createCredentialUnlessHolding(credential(a.id, p.id, { type: 'password' }), [other]), 'created', 'none of those types is held');
+  });
+
   it('keeps a null secret and a null label as null', async () => {
     const { store } = t;
     const a = await storedOrg(store);

@@ -5,7 +5,7 @@ import { ApiError, invalidField, personNotFound } from '../../errors/api-error.t
 import type { Credential } from '../../store/credentials/store.ts';
 import type { Organization } from '../../store/types.ts';
 import { withTwoFactors } from '../assurance.ts';
-import { requireFactorManagement } from '../enrolling-person.ts';
+import { type FirstSecondFactor, requireFactorManagement } from '../enrolling-person.ts';
 import type { AmrValue } from '../person-token.ts';
 import { keepChallenge } from './challenges.ts';
 import type { WebAuthnDeps } from './deps.ts';
@@ -14,11 +14,11 @@ import { relyingPartyOf } from './relying-party.ts';
 import { withUserHandle } from './user-handle.ts';
 
 /** Design §5: a person registering their own passkey proved two factors once they hold a second factor. */
-async function requireCallerAssurance(deps: WebAuthnDeps, org: Organization, caller: RegistrationCaller): Promise<void> {
-  if (caller.kind !== 'person') return;
+async function requireCallerAssurance(deps: WebAuthnDeps, org: Organization, caller: RegistrationCaller): Promise<FirstSecondFactor | undefined> {
+  if (caller.kind !== 'person') return undefined;
   const person = await deps.store.getPerson(org.id, caller.personId);
   if (!person) throw personNotFound('body.person_id');
-  await requireFactorManagement(deps.store, { org, person, proof: caller.proof }, 'passkey registration');
+  return requireFactorManagement(deps.store, { org, person, proof: caller.proof }, 'passkey registration');
 }
 
 /** POST /authn/webauthn/registration/options: creation options for the person, and the challenge kept for them. */
@@ -78,7 +78,7 @@ export async function finishRegistration(
   const { store, now } = deps;
   const relyingParty = relyingPartyOf(org);
   checkCredentialLabel(body.label);
-  await requireCallerAssurance(deps, org, caller);
+  const firstOnly = await requireCallerAssurance(deps, org, caller);
   // A person token may spend only its own person's challenge; the store leaves another person's
   // in place and answers it as unknown, so a leaked challenge_id cannot burn someone's ceremony.
   const ownPerson = caller.kind === 'person' ? caller.personId : undefined;
@@ -114,6 +114,7 @@ export async function finishRegistration(
     prepared: { params: withUserHandle({ ...verification.params }, personId), secret: null },
     audit: { via: 'webauthn_registration', api_key_id: caller.kind === 'admin_key' ? caller.keyId : null },
     at: now(),
+    ...(firstOnly ? { unlessHolding: firstOnly } : {}),
   });
   if (!credential) throw personNotFound('body.person_id');
   const held: AmrValue = verification.backupEligible ? 'swk' : 'hwk';

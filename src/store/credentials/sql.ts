@@ -67,6 +67,29 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
       }
     },
 
+    createCredentialUnlessHolding(c, types): Promise<'created' | 'holding' | 'no_person'> {
+      return db.transaction(async (tx) => {
+        // The person's row is the lock: concurrent callers decide one after the other (SQLite's
+        // transactions are serial already).
+        const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+        const [person] = await tx.all(`SELECT id FROM persons WHERE org_id = $1 AND id = $2${lock}`, [c.orgId, c.personId]);
+        if (!person) return 'no_person';
+        const placeholders = types.map((_, i) => `$${i + 3}`).join(', ');
+        const held = await tx.all(`SELECT 1 AS found FROM credentials WHERE org_id = $1 AND person_id = $2 AND type IN (${placeholders}) LIMIT 1`, [
+          c.orgId,
+          c.personId,
+          ...types,
+        ]);
+        if (held.length > 0) return 'holding';
+        await tx.run(
+          `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 0, NULL, $8)`,
+          [c.id, c.orgId, c.personId, c.type, c.label, JSON.stringify(c.params), jsonParam(c.secret), c.createdAt],
+        );
+        return 'created';
+      });
+    },
+
     async getCredential(orgId, personId, id): Promise<Credential | undefined> {
       const [row] = await db.all<CredentialRow>('SELECT * FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id]);
       return row && toCredential(row);

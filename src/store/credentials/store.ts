@@ -40,6 +40,12 @@ export interface CredentialStore {
    * its person, whose deletion removes their credentials in the same transaction.
    */
   createCredential(credential: Omit<Credential, 'version' | 'lastUsed'>): Promise<boolean>;
+  /**
+   * Stores a new credential at version 0 only while its person holds no credential of `types`,
+   * one decision for any number of concurrent callers (the person's row is held meanwhile):
+   * 'created', 'holding' when they hold one already (nothing stored), or 'no_person'.
+   */
+  createCredentialUnlessHolding(credential: Omit<Credential, 'version' | 'lastUsed'>, types: readonly string[]): Promise<'created' | 'holding' | 'no_person'>;
   getCredential(orgId: string, personId: string, id: string): Promise<Credential | undefined>;
   /** The person's credentials in creation order, keyset-paged like every list. */
   listCredentials(orgId: string, personId: string, page: PageRequest): Promise<Page<Credential>>;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { needsTwoFactors, provedTwoFactors } from '../authn/assurance.ts';
+import { hasSecondFactor, needsTwoFactors, provedTwoFactors } from '../authn/assurance.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { errorBody } from '../http/envelope.ts';
 import { toErrorResponse } from '../http/error-handler.ts';
@@ -7,7 +7,16 @@ import { adminRoutes } from './admin/routes.ts';
 import { assetRoutes } from './assets.ts';
 import { ConfirmationRequired } from './confirm/recent.ts';
 import { confirmRoutes } from './confirm/routes.ts';
-import { type ConsoleRequest, consoleRequest, ENROLMENT_PAGE, EnrolmentRequired, SignInRequired, seeOther, setConsoleRequest } from './context.ts';
+import {
+  type ConsoleRequest,
+  consoleRequest,
+  ENROLMENT_PAGE,
+  EnrolmentRequired,
+  type SignedIn,
+  SignInRequired,
+  seeOther,
+  setConsoleRequest,
+} from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { acceptForms, field } from './form-body.ts';
 import { consoleHeaders } from './headers.ts';
@@ -67,24 +76,36 @@ export function consolePlugin(deps: ConsoleDeps) {
 
 async function readBrowser(deps: ConsoleDeps, request: FastifyRequest, reply: FastifyReply): Promise<ConsoleRequest> {
   let state = await deps.sessions.read(request);
-  const ctx = { signedIn: undefined, enrolling: undefined, pending: undefined } as Pick<ConsoleRequest, 'signedIn' | 'enrolling' | 'pending'>;
+  let ctx: Pick<ConsoleRequest, 'signedIn' | 'enrolling' | 'pending'> = { signedIn: undefined, enrolling: undefined, pending: undefined };
   if (state.session) {
-    const { orgId, personId, generation } = state.session;
+    const { orgId, personId } = state.session;
     const [org, person] = await Promise.all([deps.store.getOrganization(orgId), deps.store.getPerson(orgId, personId)]);
-    // Membership and generation are read on every request: a person taken out of the console, or
-    // who signed out everywhere, lost a credential or changed roles since, is out at once.
-    if (org && person?.console && person.generation === generation) {
-      const who = { session: state.session, org, person };
-      if (state.session.stage === 'second_factor') ctx.pending = who;
-      else if (needsTwoFactors(person) && !provedTwoFactors(state.session)) ctx.enrolling = who;
-      else ctx.signedIn = who;
-    } else {
+    const who = org && person ? await standing(deps, { session: state.session, org, person }) : undefined;
+    if (who) ctx = who;
+    else {
       await deps.sessions.end(reply, state);
       state = { ...deps.sessions.signedOut(request), stale: true };
     }
   }
   deps.sessions.keepAnonymous(reply, state);
   return { state, csrf: deps.sessions.csrfToken(state), ...ctx };
+}
+
+/**
+ * What a session may do now, read on every request from the person as they are, or undefined
+ * when it has ended: taken out of the console, of an earlier generation (they signed out
+ * everywhere, lost a credential or changed roles since), or signed in with one factor while the
+ * person now holds a second (added elsewhere: that sign-in no longer proves enough). An
+ * administrator or verifier without a second factor is kept to the enrolment page.
+ */
+async function standing(deps: ConsoleDeps, who: SignedIn): Promise<Pick<ConsoleRequest, 'signedIn' | 'enrolling' | 'pending'> | undefined> {
+  const { session, org, person } = who;
+  const none = { signedIn: undefined, enrolling: undefined, pending: undefined };
+  if (!person.console || person.generation !== session.generation) return undefined;
+  if (session.stage === 'second_factor') return { ...none, pending: who };
+  if (provedTwoFactors(session)) return { ...none, signedIn: who };
+  if (await hasSecondFactor(deps.store, org.id, person.id)) return undefined;
+  return needsTwoFactors(person) ? { ...none, enrolling: who } : { ...none, signedIn: who };
 }
 
 /** Errors as pages a person can read (the console's own script asks for JSON, and gets the API's envelope). */

@@ -1,15 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { needsTwoFactors, SECOND_FACTOR_TYPES } from '../../authn/assurance.ts';
-import { deletePersonCredential } from '../../credentials/delete-credential.ts';
-import { ApiError } from '../../errors/api-error.ts';
+import { removeOwnFactor } from '../../authn/factor-removal.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
-import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
+import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { noticeFrom } from '../notice.ts';
 import { enrolmentRoutes, passkeysHere } from './enrolment.ts';
 import { securityPage } from './pages.ts';
 import { passkeyRegistrationRoutes } from './passkeys.ts';
-import { totpRoutes } from './totp.ts';
+import { enrollerOf, totpRoutes } from './totp.ts';
 
 /** Fixed texts for `?notice=`: the query picks one, and is never written into the page. */
 const notices: Record<string, string> = {
@@ -25,22 +23,6 @@ const removable = {
   passkeys: { type: 'public-key', name: 'passkey', notice: 'passkey-removed' },
   totp: { type: 'totp', name: 'authenticator app', notice: 'totp-removed' },
 } as const;
-
-/**
- * An administrator or verifier signs in with two factors (design §5), so their last second
- * factor cannot be removed here: they would be sent to enrol one again at once. Another one
- * first, then this one; an administrator can still delete it through the API.
- */
-async function refuseLastSecondFactor(store: ConsoleDeps['store'], { org, person }: SignedIn, removing: string): Promise<void> {
-  if (!needsTwoFactors(person)) return;
-  const lists = await Promise.all(SECOND_FACTOR_TYPES.map((type) => store.listCredentialsOfType(org.id, person.id, type)));
-  if (lists.flat().every((credential) => credential.id === removing)) {
-    throw new ApiError(
-      'CONFLICT',
-      `credential: is your last passkey or authenticator app, and as ${person.roles.includes('admin') ? 'an administrator' : 'a verifier'} you sign in with two factors; add another one first`,
-    );
-  }
-}
 
 /** "My security" (/console/security): any signed-in console person, about their own credentials only. */
 export function securityRoutes(deps: ConsoleDeps) {
@@ -60,17 +42,13 @@ export function securityRoutes(deps: ConsoleDeps) {
     for (const [path, kind] of Object.entries(removable)) {
       app.post(`/console/security/${path}/:credential_id/remove`, async (request: FastifyRequest, reply) => {
         const who = signedIn(request);
-        const { org, person } = who;
         requireRecentSignIn(deps.now, who, '/console/security');
         const { credential_id: credentialId } = request.params as { credential_id: string };
-        // Looked up as the person's own: another person's id, like an unknown one, is a 404.
-        const credential = await store.getCredential(org.id, person.id, credentialId);
-        if (credential?.type !== kind.type) throw new ApiError('NOT_FOUND', `path.credential_id: you have no ${kind.name} with this id`);
-        await refuseLastSecondFactor(store, who, credentialId);
-        await deletePersonCredential(store, { orgId: org.id, personId: person.id, credentialId, audit: { api_key_id: null, via: 'console' }, at: deps.now() });
+        const factor = { credentialId, type: kind.type, name: kind.name };
+        await removeOwnFactor(store, enrollerOf(request), factor, { api_key_id: null, via: 'console' }, deps.now);
         // The deletion raised the person's generation, ending every other sign-in of theirs: this one
         // carries on, unless something else raised it too meanwhile (a sign-out everywhere elsewhere).
-        const now = await store.getPerson(org.id, person.id);
+        const now = await store.getPerson(who.org.id, who.person.id);
         if (now?.generation === who.session.generation + 1) await deps.sessions.carryOn(consoleRequest(request).state, now.generation);
         return seeOther(reply, `/console/security?notice=${kind.notice}`);
       });

@@ -188,6 +188,31 @@ for (const backend of backends()) {
       assert.equal(now.location, '/console/admin/organization?notice=saved');
     });
 
+    it('regression: a password-only session of a person without a role outlived the second factor they added elsewhere, and could remove it', async () => {
+      clock.at = FROZEN;
+      const person = await consolePerson(t, org, { roles: [], secondFactor: false });
+      const { agent: attacker, page } = await signedIn(person);
+      assert.equal((await attacker.get('/console/security')).status, 200, 'a password is enough while nothing else is held');
+      const { credentialId } = await (await import('../helpers/authn.ts')).addTotp(t, org, person.id);
+      const removal = await attacker.post(`/console/security/totp/${credentialId}/remove`, {}, page.csrf);
+      assert.deepEqual([removal.status, removal.location], [303, '/console/sign-in?notice=expired'], 'the session no longer proves enough');
+      assert.equal((await attacker.get('/console/security')).location, '/console/sign-in', 'and it is gone');
+      const held = (await t.call('GET', `/persons/${person.id}/credentials`, { as: org })).body.result.map((c: { type: string }) => c.type);
+      assert.ok(held.includes('totp'), 'the factor is still there');
+    });
+
+    it('asks for a confirmation before creating a person with roles, as for a change of roles', async () => {
+      clock.at = FROZEN;
+      const { agent, page } = await signedIn(await consolePerson(t, org, { roles: ['admin'] }));
+      clock.at += RECENT_SIGN_IN_MS + 1_000;
+      const email = `new.${Math.random().toString(36).slice(2)}@example.com`;
+      const withRole = await agent.post('/console/admin/persons', { email, roles: 'admin', console: 'yes' }, page.csrf);
+      assert.deepEqual([withRole.status, withRole.location], [303, '/console/confirm?next=%2Fconsole%2Fadmin%2Fpersons']);
+      const without = await agent.post('/console/admin/persons', { email, console: 'yes' }, page.csrf);
+      assert.equal(without.status, 303);
+      assert.match(without.location ?? '', /^\/console\/admin\/persons\/per_\w+\?notice=created$/);
+    });
+
     it('sends the confirmation back to a console page only', async () => {
       clock.at = FROZEN;
       const { agent } = await signedIn(await consolePerson(t, org, { roles: [] }));

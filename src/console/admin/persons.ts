@@ -81,13 +81,16 @@ export function personRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/admin/persons', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
       const form: NewPersonForm = {
         email: field(request.body, 'email').trim(),
         phone: field(request.body, 'phone').trim(),
         roles: fields(request.body, 'roles'),
         console: field(request.body, 'console') === 'yes',
       };
+      // Creating a person with roles grants them, as a change of roles does: the same confirmation.
+      if (form.roles.length > 0) requireRecentSignIn(deps.now, who, '/console/admin/persons');
       try {
         const person = personFrom(org.id, form);
         await store.createPerson(person);

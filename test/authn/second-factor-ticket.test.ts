@@ -87,7 +87,11 @@ for (const backend of backends()) {
       assert.deepEqual(claims(missing.body.result.token).amr, ['hwk', 'user', 'mfa']);
       const started2 = (await asBrowser(t, org, '/authn/webauthn/options', { second_factor_ticket: ticket })).body.result;
       const response2 = authenticator.assert({ challenge: started2.options.challenge, rpId: started2.options.rpId, origin: ORIGIN });
-      const done = await asBrowser(t, org, '/authn/webauthn/verify', { challenge_id: started2.challenge_id, response: response2, second_factor_ticket: ticket });
+      const done = await asBrowser(t, org, '/authn/webauthn/verify', {
+        challenge_id: started2.challenge_id,
+        response: response2,
+        second_factor_ticket: ticket,
+      });
       assert.equal(done.status, 200, JSON.stringify(done.body));
       assert.deepEqual(claims(done.body.result.token).amr, ['pwd', 'hwk', 'user', 'mfa']);
     });
@@ -98,7 +102,10 @@ for (const backend of backends()) {
       const ticket = await ticketOf(person);
       const answers = await Promise.all(person.recoveryCodes.slice(0, 20).map((code) => completeWithCode(t, org, ticket, code)));
       assert.equal(answers.filter((a) => a.status === 200).length, 1, answers.map((a) => a.status).join());
-      assert.ok(answers.every((a) => a.status === 200 || a.status === 401 || a.status === 429), answers.map((a) => a.status).join());
+      assert.ok(
+        answers.every((a) => a.status === 200 || a.status === 401 || a.status === 429),
+        answers.map((a) => a.status).join(),
+      );
       const again = await completeWithCode(t, org, ticket, person.recoveryCodes[19]!);
       assert.deepEqual([again.status, errorCodes(again.body)], [401, ['SECOND_FACTOR_TICKET_INVALID']]);
     });
@@ -178,4 +185,3 @@ for (const backend of backends()) {
     });
   });
 }
-

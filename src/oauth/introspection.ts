@@ -19,9 +19,9 @@ async function readAny(deps: OAuthDeps, value: string, orgId: string): Promise<O
   try {
     const token = shape === 'jwt' ? await deps.reader.jwt(value) : shape === 'opaque' ? await deps.reader.opaque(value) : undefined;
     if (token?.orgId !== orgId) return undefined;
-    // A JWT cannot be revoked, but one whose person or client was deleted, or of the person's
-    // earlier generation, is no longer reported active.
-    if (token.format === 'jwt' && token.subject.startsWith('per_')) {
+    // A JWT cannot be revoked, but one whose person or client was deleted is no longer reported
+    // active; nor is a token of the person's earlier generation, opaque ones included.
+    if (token.subject.startsWith('per_')) {
       const person = await deps.store.getPerson(orgId, token.subject);
       if (!person || !isOfCurrentGeneration(token, person)) return undefined;
     }

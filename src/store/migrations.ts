@@ -310,6 +310,10 @@ const sources: readonly MigrationSource[] = [
       `UPDATE tokens SET revoked_at = ${dialect === 'postgres' ? '(EXTRACT(EPOCH FROM now()) * 1000)::bigint' : "CAST(unixepoch('subsec') * 1000 AS INTEGER)"}
        WHERE revoked_at IS NULL AND org_id IN (SELECT org_id FROM persons WHERE generation > 0)
          AND (subject IN (SELECT id FROM persons WHERE generation > 0) OR client_id IN (SELECT id FROM persons WHERE generation > 0))`,
+      // The subject person's generation an opaque token was issued at (NULL: no person, or
+      // issued before release 11, which reads as 0): a token issued while the generation was raised
+      // escapes the raise's revocation, and this lets it be refused when read.
+      'ALTER TABLE tokens ADD COLUMN person_generation INTEGER',
       'ALTER TABLE console_sessions ADD COLUMN generation INTEGER NOT NULL DEFAULT 0',
       `ALTER TABLE console_sessions ADD COLUMN auth_time ${t.time} NOT NULL DEFAULT 0`,
       'UPDATE console_sessions SET auth_time = created_at',

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
+import { opaqueTokenKey } from '../../src/oauth/tokens/opaque-token.ts';
 import { importCredential, passwordJwt, passwordPerson, signInWithTwoFactors, twoFactorPerson } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { ACCESS_TOKEN_TYPE, claims, EXCHANGE, introspect, JWT_TYPE, mintPersonToken, registerClient, token } from '../helpers/oauth.ts';
@@ -76,6 +78,48 @@ for (const backend of backends()) {
         const changed = await t.call('PATCH', `/persons/${person.id}`, { as: org, body: { roles: ['verifier', 'admin'] } });
         assert.equal(changed.status, 200, JSON.stringify(changed.body));
       });
+    });
+
+    it('regression: an opaque token exchanged while the generation was raised escaped the revocation and stayed active', async () => {
+      // What the race leaves (an adversarial review made it with exchanges running during sign out
+      // everywhere): a token of the person's earlier generation, issued after the raise's
+      // revocation had run, so not revoked. It is refused when read, as a JWT of that generation is.
+      const person = await twoFactorPerson(t, org, { roles: ['verifier'], console: true });
+      const jwt = await signInWithTwoFactors(t, org, person);
+      const client = await registerClient(t, org);
+      const params = { grant_type: EXCHANGE, subject_token: jwt, subject_token_type: JWT_TYPE, requested_token_type: ACCESS_TOKEN_TYPE };
+      const issued = await token(t, params, client);
+      const record = await t.service.store.findToken(opaqueTokenKey(issued.body.access_token));
+      assert.equal(record?.personGeneration, 0, 'the token records the generation it was issued at');
+      await t.service.store.raisePersonGeneration(org.orgId, person.id, Date.now());
+      const escaped = `tat_${'0'.repeat(10)}${randomBytes(32).toString('base64url')}`;
+      await t.service.store.insertToken({ ...record!, hash: opaqueTokenKey(escaped), revokedAt: null });
+      assert.deepEqual((await introspect(t, escaped, org)).body, { active: false });
+      const again = await token(t, { ...params, subject_token: escaped, subject_token_type: ACCESS_TOKEN_TYPE }, client);
+      assert.deepEqual([again.status, again.body.error], [400, 'invalid_request']);
+      assert.match(again.body.error_description, new RegExp(`^subject_token ${EARLIER.source}`));
+    });
+
+    it('leaves no token of an earlier generation active when exchanges run during the raise', async () => {
+      const person = await twoFactorPerson(t, org, { roles: ['verifier'], console: true });
+      const jwt = await signInWithTwoFactors(t, org, person);
+      const client = await registerClient(t, org);
+      const params = { grant_type: EXCHANGE, subject_token: jwt, subject_token_type: JWT_TYPE, requested_token_type: ACCESS_TOKEN_TYPE };
+      const issued: string[] = [];
+      let raised = false;
+      const exchanging = Array.from({ length: 4 }, async () => {
+        while (!raised) {
+          const answer = await token(t, params, client);
+          if (answer.status === 200) issued.push(answer.body.access_token);
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await t.service.store.raisePersonGeneration(org.orgId, person.id, Date.now());
+      raised = true;
+      await Promise.all(exchanging);
+      assert.ok(issued.length > 0, 'exchanges ran before the raise');
+      const active = (await Promise.all(issued.map((value) => introspect(t, value, org)))).filter((answer) => answer.body.active);
+      assert.equal(active.length, 0, `${active.length} of ${issued.length} tokens issued before the raise are still active`);
     });
 
     it('ends nothing when the roles sent are the ones held, or only console membership changes', async () => {

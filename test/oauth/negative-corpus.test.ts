@@ -219,6 +219,7 @@ for (const backend of backends()) {
             issuedAt: 1,
             expiresAt: 2,
             revokedAt: null,
+            personGeneration: null,
           });
           return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE });
         },

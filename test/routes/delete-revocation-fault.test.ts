@@ -40,6 +40,7 @@ for (const backend of backends()) {
         issuedAt: Date.now(),
         expiresAt: Date.now() + 600_000,
         revokedAt: null,
+        personGeneration: null,
       };
       await t.service.store.insertToken(token);
       return token;

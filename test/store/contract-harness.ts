@@ -88,6 +88,7 @@ export function token(orgId: string, parentHash: string | null = null): OpaqueTo
     issuedAt: 1_000,
     expiresAt: 2_000,
     revokedAt: null,
+    personGeneration: null,
   };
 }
 

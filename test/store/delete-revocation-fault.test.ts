@@ -26,6 +26,7 @@ function token(orgId: string, party: { subject?: string; clientId?: string }, pa
     issuedAt: 1_000,
     expiresAt: 9_000_000_000_000,
     revokedAt: null,
+    personGeneration: null,
   };
 }
 

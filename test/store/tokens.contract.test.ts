@@ -23,6 +23,16 @@ contractOnEveryBackend<TokenStore & OrganizationStore>('Opaque token store', (t)
     assert.equal(await store.findToken('nope'), undefined);
   });
 
+  it("keeps the subject person's generation a token was issued at, and none for a token of no person", async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const ofPerson = { ...token(orgId), personGeneration: 3 };
+    const ofNobody = token(orgId);
+    for (const x of [ofPerson, ofNobody]) await store.insertToken(x);
+    assert.deepEqual(await store.findToken(ofPerson.hash), ofPerson);
+    assert.equal((await store.findToken(ofNobody.hash))?.personGeneration, null);
+  });
+
   it('finds a revoked token anywhere up a lineage', async () => {
     const { store } = t;
     const { id: orgId } = await storedOrg(store);

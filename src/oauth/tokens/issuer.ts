@@ -20,7 +20,7 @@ export interface IssueRequest {
   amr?: string[];
   /** When the person proved who they are (ms), for a person JWT issued at a login: OpenID Connect's `auth_time` (JWTs only). */
   authTime?: number;
-  /** The person's generation (design §5), for a token whose subject is a person: `gen`, left out at 0 (JWTs only; opaque tokens are revoked at a raise). */
+  /** The person's generation (design §5), for a token whose subject is a person: the JWT's `gen` (left out at 0), or the opaque token's record. */
   personGeneration?: number;
   /** The opaque token this one was exchanged from (revoking it revokes this). */
   parentHash?: string;
@@ -56,6 +56,7 @@ export class TokenIssuer {
       issuedAt: now,
       expiresAt: now + request.lifetimeSeconds * 1000,
       revokedAt: null,
+      personGeneration: request.personGeneration ?? null,
     });
     return value;
   }

@@ -113,8 +113,7 @@ export class TokenReader {
       expiresAt: record.expiresAt,
       amr: undefined,
       authTime: undefined,
-      // Opaque tokens carry no generation: a raise revokes them instead.
-      personGeneration: 0,
+      personGeneration: record.personGeneration ?? 0,
       record,
     };
   }

@@ -16,6 +16,7 @@ interface TokenRow {
   issued_at: number;
   expires_at: number;
   revoked_at: number | null;
+  person_generation: number | string | null;
 }
 
 function toOpaqueToken(row: TokenRow): OpaqueToken {
@@ -33,6 +34,7 @@ function toOpaqueToken(row: TokenRow): OpaqueToken {
     issuedAt: time(row.issued_at),
     expiresAt: time(row.expires_at),
     revokedAt: optionalTime(row.revoked_at),
+    personGeneration: row.person_generation === null || row.person_generation === undefined ? null : Number(row.person_generation),
   };
 }
 
@@ -41,8 +43,8 @@ export function sqlTokenStore(db: SqlDriver): TokenStore {
   return {
     async insertToken(token: OpaqueToken): Promise<void> {
       await db.run(
-        `INSERT INTO tokens (hash, org_id, client_id, subject, scope, audience, resource, act, may_act, parent_hash, issued_at, expires_at, revoked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        `INSERT INTO tokens (hash, org_id, client_id, subject, scope, audience, resource, act, may_act, parent_hash, issued_at, expires_at, revoked_at, person_generation)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
         [
           token.hash,
           token.orgId,
@@ -57,6 +59,7 @@ export function sqlTokenStore(db: SqlDriver): TokenStore {
           token.issuedAt,
           token.expiresAt,
           token.revokedAt,
+          token.personGeneration,
         ],
       );
     },

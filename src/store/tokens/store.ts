@@ -23,6 +23,13 @@ export interface OpaqueToken {
   issuedAt: number;
   expiresAt: number;
   revokedAt: number | null;
+  /**
+   * The subject person's generation when the token was issued (design §5); null for a token whose
+   * subject is no person. One of an earlier generation than its person's is refused when read,
+   * as a JWT is: a raise also revokes the person's tokens, but one issued concurrently with the
+   * raise would escape that revocation.
+   */
+  personGeneration: number | null;
 }
 
 /** Opaque tokens, kept by hash, with the lineage of exchanges that revocation follows. */

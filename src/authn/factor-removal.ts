@@ -2,6 +2,7 @@ import { deletePersonCredential } from '../credentials/delete-credential.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { CredentialStore } from '../store/credentials/store.ts';
+import type { Person } from '../store/types.ts';
 import { needsTwoFactors, SECOND_FACTOR_TYPES } from './assurance.ts';
 import { type Enroller, requireFactorManagement } from './enrolling-person.ts';
 
@@ -30,15 +31,19 @@ export async function removeOwnFactor(
   await requireFactorManagement(store, enroller, `removing a ${factor.name}`, { now: now() });
   const credential = await store.getCredential(org.id, person.id, factor.credentialId);
   if (credential?.type !== factor.type) throw new ApiError('NOT_FOUND', `path.credential_id: you have no ${factor.name} with this id`);
-  if (needsTwoFactors(person)) {
-    const lists = await Promise.all(SECOND_FACTOR_TYPES.map((type) => store.listCredentialsOfType(org.id, person.id, type)));
-    if (lists.flat().every((held) => held.id === factor.credentialId)) {
-      const role = person.roles.includes('admin') ? 'an administrator' : 'a verifier';
-      throw new ApiError(
-        'CONFLICT',
-        `credential: is your last passkey or authenticator app, and as ${role} you sign in with two factors; add another one first`,
-      );
-    }
-  }
-  await deletePersonCredential(store, { orgId: org.id, personId: person.id, credentialId: factor.credentialId, audit, at: now() });
+  // Decided with the deletion, so that two removals at once cannot each leave the other as the last.
+  const keepingOneOf = needsTwoFactors(person) ? { types: SECOND_FACTOR_TYPES, refusal: () => lastSecondFactor(person) } : undefined;
+  await deletePersonCredential(store, {
+    orgId: org.id,
+    personId: person.id,
+    credentialId: factor.credentialId,
+    audit,
+    at: now(),
+    ...(keepingOneOf ? { keepingOneOf } : {}),
+  });
+}
+
+function lastSecondFactor(person: Pick<Person, 'roles'>): ApiError {
+  const role = person.roles.includes('admin') ? 'an administrator' : 'a verifier';
+  return new ApiError('CONFLICT', `credential: is your last passkey or authenticator app, and as ${role} you sign in with two factors; add another one first`);
 }

@@ -10,6 +10,8 @@ export interface DeletedCredential {
   /** What the `credential.deleted` audit event says besides the person and the id: who asked. */
   audit: Record<string, unknown>;
   at: number;
+  /** Delete it only if the person keeps another credential of `types`; throw `refusal()` otherwise (nothing deleted). */
+  keepingOneOf?: { types: readonly string[]; refusal: () => Error };
 }
 
 /**
@@ -19,9 +21,13 @@ export interface DeletedCredential {
  * 404 when the person has no credential with this id (another person's is none of theirs).
  */
 export async function deletePersonCredential(store: CredentialStore & AuditStore, deleted: DeletedCredential): Promise<void> {
-  const { orgId, personId, credentialId, audit, at } = deleted;
-  if (!(await store.deleteCredential(orgId, personId, credentialId, at))) {
-    throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
-  }
+  const { orgId, personId, credentialId, audit, at, keepingOneOf } = deleted;
+  const outcome = keepingOneOf
+    ? await store.deleteCredentialKeepingOneOf(orgId, personId, credentialId, keepingOneOf.types, at)
+    : (await store.deleteCredential(orgId, personId, credentialId, at))
+      ? 'deleted'
+      : 'not_found';
+  if (outcome === 'last') throw keepingOneOf!.refusal();
+  if (outcome === 'not_found') throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
   await recordEvent(store, at, orgId, 'credential.deleted', { person_id: personId, credential_id: credentialId, ...audit });
 }

@@ -53,6 +53,29 @@ for (const backend of backends()) {
       assert.equal(await held(), 0);
     });
 
+    it("regression: two removals at once each left the other as the administrator's last factor, and both went (review of issue 23)", async () => {
+      const person = await twoFactorPerson(t, org, { roles: ['verifier'], console: true });
+      await (await import('../helpers/authn.ts')).addTotp(t, org, person.id);
+      const organization = (await t.service.store.getOrganization(org.orgId))!;
+      const stored = (await t.service.store.getPerson(org.orgId, person.id))!;
+      const both = await t.service.store.listCredentialsOfType(org.orgId, person.id, 'totp');
+      assert.equal(both.length, 2);
+      const proof = { amr: ['pwd', 'otp', 'mfa'], authTime: Date.now() };
+      const outcomes = await Promise.allSettled(
+        both.map((credential) =>
+          removeOwnFactor(
+            t.service.store,
+            { org: organization, person: stored, apiKeyId: null, proof },
+            { credentialId: credential.id, type: 'totp', name: 'authenticator app' },
+            { via: 'test' },
+            Date.now,
+          ),
+        ),
+      );
+      assert.deepEqual(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
+      assert.equal((await t.service.store.listCredentialsOfType(org.orgId, person.id, 'totp')).length, 1);
+    });
+
     it("keeps an administrator's last second factor", async () => {
       const { remove, held } = await setUp(['admin']);
       await assert.rejects(remove({ amr: ['pwd', 'otp', 'mfa'], authTime: Date.now() }), refusedWith('CONFLICT', /your last passkey or authenticator app/));

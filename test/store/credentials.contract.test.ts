@@ -83,6 +83,22 @@ contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore & Token
     assert.equal(await store.createCredentialUnlessHolding(credential(a.id, p.id, { type: 'password' }), [other]), 'created', 'none of those types is held');
   });
 
+  it('deletes a credential unless it is the last of the types, one decision for concurrent callers', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const p = person(a.id);
+    await store.createPerson(p);
+    const both = [credential(a.id, p.id, { type: 'totp' }), credential(a.id, p.id, { type: 'public-key' })];
+    for (const c of both) await store.createCredential(c);
+    const outcomes = await Promise.all(both.map((c) => store.deleteCredentialKeepingOneOf(a.id, p.id, c.id, ['totp', 'public-key'], 8_000)));
+    assert.deepEqual(outcomes.sort(), ['deleted', 'last']);
+    assert.equal((await store.getPerson(a.id, p.id))?.generation, 1, 'the one deletion raised the generation once');
+    const left = await Promise.all(both.map((c) => store.getCredential(a.id, p.id, c.id)));
+    assert.equal(left.filter(Boolean).length, 1, 'one of the two is kept');
+    assert.equal(await store.deleteCredentialKeepingOneOf(a.id, p.id, 'crd_unknown', ['totp'], 9_000), 'not_found');
+    assert.equal(await store.deleteCredentialKeepingOneOf(a.id, 'per_never_created', 'crd_unknown', ['totp'], 9_000), 'not_found');
+  });
+
   it('keeps a null secret and a null label as null', async () => {
     const { store } = t;
     const a = await storedOrg(store);

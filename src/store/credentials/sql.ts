@@ -116,6 +116,26 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
       });
     },
 
+    deleteCredentialKeepingOneOf(orgId, personId, id, types, at): Promise<'deleted' | 'last' | 'not_found'> {
+      return db.transaction(async (tx) => {
+        const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+        const [person] = await tx.all(`SELECT id FROM persons WHERE org_id = $1 AND id = $2${lock}`, [orgId, personId]);
+        if (!person) return 'not_found';
+        const placeholders = types.map((_, i) => `$${i + 4}`).join(', ');
+        const others = await tx.all(
+          `SELECT 1 AS found FROM credentials WHERE org_id = $1 AND person_id = $2 AND id <> $3 AND type IN (${placeholders}) LIMIT 1`,
+          [orgId, personId, id, ...types],
+        );
+        if (others.length === 0) {
+          const [self] = await tx.all('SELECT 1 AS found FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id]);
+          return self ? 'last' : 'not_found';
+        }
+        if ((await tx.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id])) !== 1) return 'not_found';
+        for (const step of onDelete) await step(tx, orgId, personId, at);
+        return 'deleted';
+      });
+    },
+
     async touchCredentialLastUsed(orgId, id, at): Promise<boolean> {
       return (await db.run('UPDATE credentials SET last_used = $3 WHERE org_id = $1 AND id = $2', [orgId, id, at])) === 1;
     },

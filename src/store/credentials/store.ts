@@ -57,6 +57,11 @@ export interface CredentialStore {
    * such credential of that person exists.
    */
   deleteCredential(orgId: string, personId: string, id: string, at: number): Promise<boolean>;
+  /**
+   * As deleteCredential, unless it is the last credential of `types` its person holds: one
+   * decision for any number of concurrent callers (the person's row is held meanwhile).
+   */
+  deleteCredentialKeepingOneOf(orgId: string, personId: string, id: string, types: readonly string[], at: number): Promise<'deleted' | 'last' | 'not_found'>;
   /** Sets last_used; false when the credential is gone. */
   touchCredentialLastUsed(orgId: string, id: string, at: number): Promise<boolean>;
   /**

@@ -298,18 +298,13 @@ const sources: readonly MigrationSource[] = [
   {
     version: 11,
     name: 'second factors: person generations, sign-in tickets, console session strength',
-    statements: (t, dialect) => [
+    statements: (t) => [
       // Design §5: raised by sign out everywhere, role changes and credential deletions, and
       // carried in person JWTs (`gen`, 0 when absent) and console sessions.
       'ALTER TABLE persons ADD COLUMN generation INTEGER NOT NULL DEFAULT 0',
-      // Upgrading: everyone with a second factor moves to generation 1, so every JWT and console
+      // Upgrading: everyone with a second factor moves to generation 1, so every token and console
       // session they hold from before (generation 0) ends, the password-only ones among them.
       `UPDATE persons SET generation = generation + 1 WHERE id IN (SELECT person_id FROM credentials WHERE type IN ('totp', 'public-key'))`,
-      // Their opaque tokens too (issued to or for them, as a raise revokes them), the tokens
-      // exchanged from those being refused at read by their revoked lineage.
-      `UPDATE tokens SET revoked_at = ${dialect === 'postgres' ? '(EXTRACT(EPOCH FROM now()) * 1000)::bigint' : "CAST(unixepoch('subsec') * 1000 AS INTEGER)"}
-       WHERE revoked_at IS NULL AND org_id IN (SELECT org_id FROM persons WHERE generation > 0)
-         AND (subject IN (SELECT id FROM persons WHERE generation > 0) OR client_id IN (SELECT id FROM persons WHERE generation > 0))`,
       // The subject person's generation an opaque token was issued at (NULL: no person, or
       // issued before release 11, which reads as 0): a token issued while the generation was raised
       // escapes the raise's revocation, and this lets it be refused when read.

@@ -81,7 +81,7 @@ for (const backend of backends()) {
       }
     });
 
-    it('revokes the opaque tokens exchanged for them before the upgrade', async () => {
+    it('refuses the opaque tokens exchanged for them before the upgrade', async () => {
       assert.deepEqual((await introspect(t, fixture.tokens.tiaDelegatedOpaque, org)).body, { active: false });
     });
 

@@ -7,7 +7,7 @@ import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { ConsoleSessionStore } from '../store/console-sessions/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
-import type { PersonAccess, PersonStore } from '../store/persons/store.ts';
+import type { AccessActor, AccessOutcome, PersonAccess, PersonStore } from '../store/persons/store.ts';
 import { type Handle, handleTypes, type Person, type PersonRole, personRoles } from '../store/types.ts';
 import { normaliseHandles } from './handles.ts';
 
@@ -63,6 +63,8 @@ export function newPerson(orgId: string, given: { handles: readonly Handle[]; ro
  * raises their generation (design §5), which ends their person JWTs and console sessions.
  * Taken out of the console, their console sessions end here; a sign-in racing this change is
  * refused on its next request anyway, since the console reads membership on every request.
+ * `actor`: the person whose console session asks (the console's own door); their change holds
+ * only while that session's generation is theirs ('actor_ended' otherwise, nothing changed).
  */
 export async function changePersonAccess(
   store: PersonStore & ConsoleSessionStore,
@@ -70,11 +72,12 @@ export async function changePersonAccess(
   id: string,
   access: PersonAccess,
   at: number,
-): Promise<Person> {
-  const person = await store.setPersonAccess(orgId, id, access, at);
-  if (!person) throw personNotFound();
-  if (access.console === false) await store.deleteConsoleSessionsOfPerson(orgId, id);
-  return person;
+  actor?: AccessActor,
+): Promise<Exclude<AccessOutcome, { kind: 'not_found' }>> {
+  const outcome = await store.setPersonAccess(orgId, id, access, at, actor);
+  if (outcome.kind === 'not_found') throw personNotFound();
+  if (outcome.kind === 'changed' && access.console === false) await store.deleteConsoleSessionsOfPerson(orgId, id);
+  return outcome;
 }
 
 export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSessionStore): FastifyPluginAsyncTypebox {
@@ -131,8 +134,9 @@ export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSes
         },
       },
       async (request) => {
-        const person = await changePersonAccess(store, tenantOf(request).org.id, request.params.person_id, request.body, Date.now());
-        return { result: presentPerson(person) };
+        const outcome = await changePersonAccess(store, tenantOf(request).org.id, request.params.person_id, request.body, Date.now());
+        if (outcome.kind !== 'changed') throw new TypeError('a change by an API key has no actor whose session could end');
+        return { result: presentPerson(outcome.person) };
       },
     );
 

@@ -4,6 +4,7 @@ import { URI } from 'otpauth';
 import { RECENT_SIGN_IN_MS } from '../../src/authn/assurance.ts';
 import { TICKET_MAX_ATTEMPTS } from '../../src/authn/second-factor.ts';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
+import type { Store } from '../../src/store/store.ts';
 import { configurePasskeys, importParams, ORIGIN } from '../authn/webauthn/passkeys.ts';
 import { importCredential, signInWithTwoFactors, twoFactorPerson } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
@@ -296,6 +297,60 @@ for (const backend of backends()) {
       await importCredential(t, org, admin.id, 'public-key', importParams(new SoftwareAuthenticator()));
       security = await agent.get('/console/security');
       assert.equal((await agent.post(`/console/security/totp/${totp}/remove`, {}, security.csrf)).location, '/console/security?notice=totp-removed');
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`A console change of access made while the session's person changes, on ${backend.name}`, () => {
+    const clock: TestClock = { at: FROZEN };
+    let t: TestService;
+    let org: TestOrg;
+    /** Runs once, in the store, just before the next change of access is written: what another request did meanwhile. */
+    let meanwhile: ((store: Store) => Promise<void>) | undefined;
+
+    before(async () => {
+      const wrapStore = (real: Store): Store =>
+        new Proxy(real, {
+          get(target, name) {
+            if (name !== 'setPersonAccess') return Reflect.get(target, name);
+            return async (...args: Parameters<Store['setPersonAccess']>) => {
+              const step = meanwhile;
+              meanwhile = undefined;
+              await step?.(real);
+              return target.setPersonAccess(...args);
+            };
+          },
+        });
+      t = await startFrozenService(backend, clock, { wrapStore });
+      org = await t.org();
+    });
+    after(() => t.close());
+
+    const adminAt = async () => {
+      clock.at = FROZEN;
+      const admin = await consolePerson(t, org, { roles: ['admin'] });
+      const agent = new ConsoleAgent(t.url);
+      const page = await signInWithPassword(agent, org.orgId, admin);
+      return { admin, agent, page };
+    };
+
+    it('regression: a change that changed nothing carried the session over a credential deletion made meanwhile (third review of issue 23)', async () => {
+      const { admin, agent, page } = await adminAt();
+      const totp = (await t.service.store.listCredentialsOfType(org.orgId, admin.id, 'totp'))[0]!;
+      meanwhile = async (store) => void (await store.deleteCredential(org.orgId, admin.id, totp.id, clock.at));
+      const answer = await agent.post(`/console/admin/persons/${admin.id}/access`, { roles: 'admin', console: 'yes' }, page.csrf);
+      assert.deepEqual([answer.status, answer.location], [303, '/console/sign-in?notice=expired']);
+      assert.equal((await agent.get('/console/admin')).status, 303, 'the session ended with the deletion');
+    });
+
+    it('regression: a session demoted meanwhile undid its own demotion by posting its access as its page showed it (third review)', async () => {
+      const { admin, agent, page } = await adminAt();
+      meanwhile = async (store) => void (await store.setPersonAccess(org.orgId, admin.id, { roles: [], console: false }, clock.at));
+      const answer = await agent.post(`/console/admin/persons/${admin.id}/access`, { roles: 'admin', console: 'yes' }, page.csrf);
+      assert.deepEqual([answer.status, answer.location], [303, '/console/sign-in?notice=expired']);
+      const now = (await t.call('GET', `/persons/${admin.id}`, { as: org })).body.result;
+      assert.deepEqual([now.roles, now.console], [[], false], 'the demotion stands');
     });
   });
 }

@@ -3,6 +3,7 @@ import { logMailer } from '../../src/email/log-mailer.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { openStore } from '../../src/store/open-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import type { Backend } from './backends.ts';
 import { startTestServiceOver, TEST_SECRET, type TestService } from './service.ts';
 
@@ -16,6 +17,8 @@ export interface FrozenServiceOptions {
   database?: { url: string; drop: () => Promise<void> };
   /** The issuer URL, when tokens made elsewhere must verify here; by default the listening address. */
   issuer?: string;
+  /** The store the app uses, made from the real one: for a test that must act between two steps of a request. */
+  wrapStore?: (store: Store) => Store;
 }
 
 /**
@@ -30,7 +33,7 @@ export async function startFrozenService(backend: Backend, clock: TestClock, opt
   await keys.init();
   let url = '';
   const app = await buildApp({
-    store,
+    store: options.wrapStore ? options.wrapStore(store) : store,
     config: { dev: false, bodyLimit: 1_048_576, logLevel: 'silent', secret: TEST_SECRET },
     keys,
     issuer: () => options.issuer ?? url,

@@ -136,16 +136,39 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     const theirs = { ...token(orgId), subject: p.id };
     await store.insertToken(theirs);
 
-    assert.equal((await store.setPersonAccess(orgId, p.id, { roles: ['admin', 'verifier'] }, 10))?.generation, 0, 'the same roles');
-    assert.equal((await store.setPersonAccess(orgId, p.id, { console: false }, 20))?.generation, 0, 'membership alone');
-    const changed = await store.setPersonAccess(orgId, p.id, { roles: ['admin'] }, 30);
+    const changedTo = async (access: Parameters<typeof store.setPersonAccess>[2], at: number) => {
+      const outcome = await store.setPersonAccess(orgId, p.id, access, at);
+      assert.equal(outcome.kind, 'changed');
+      return outcome as Extract<typeof outcome, { kind: 'changed' }>;
+    };
+    assert.deepEqual(pick(await changedTo({ roles: ['admin', 'verifier'] }, 10)), { generation: 0, raised: false }, 'the same roles');
+    assert.deepEqual(pick(await changedTo({ console: false }, 20)), { generation: 0, raised: false }, 'membership alone');
+    const changed = await changedTo({ roles: ['admin'] }, 30);
     assert.deepEqual(
-      { roles: changed?.roles, console: changed?.console, generation: changed?.generation },
-      { roles: ['admin'], console: false, generation: 1 },
+      { roles: changed.person.roles, console: changed.person.console, generation: changed.person.generation, raised: changed.raised },
+      { roles: ['admin'], console: false, generation: 1, raised: true },
     );
-    assert.deepEqual(await store.getPerson(orgId, p.id), changed);
+    assert.deepEqual(await store.getPerson(orgId, p.id), changed.person);
     assert.deepEqual(await revokedAt(store, theirs), [30]);
-    assert.equal(await store.setPersonAccess(orgId, 'per_never_created', { roles: [] }, 40), undefined);
+    assert.deepEqual(await store.setPersonAccess(orgId, 'per_never_created', { roles: [] }, 40), { kind: 'not_found' });
+  });
+
+  it('regression: a console session demoted meanwhile undid its own demotion; a change by an actor holds only at their generation', async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const admin = { ...person(orgId), roles: ['admin' as const] };
+    const other = person(orgId);
+    for (const x of [admin, other]) await store.createPerson(x);
+    const asAdmin = { personId: admin.id, generation: 0 };
+    // Another administrator demotes them: their generation is 1 from now on.
+    assert.equal((await store.setPersonAccess(orgId, admin.id, { roles: [], console: false }, 10)).kind, 'changed');
+    // Their session, of generation 0, asks to keep their access as its page showed it: refused.
+    assert.deepEqual(await store.setPersonAccess(orgId, admin.id, { roles: ['admin'], console: true }, 20, asAdmin), { kind: 'actor_ended' });
+    assert.deepEqual(await store.setPersonAccess(orgId, other.id, { roles: ['admin'] }, 20, asAdmin), { kind: 'actor_ended' }, "nor anyone else's");
+    assert.deepEqual(pick(await store.getPerson(orgId, admin.id)), { roles: [], console: false, generation: 1 });
+    assert.equal((await store.getPerson(orgId, other.id))?.roles.length, 1, 'the other keeps verifier, unchanged');
+    const current = await store.setPersonAccess(orgId, other.id, { console: false }, 30, { personId: admin.id, generation: 1 });
+    assert.equal(current.kind, 'changed', 'at their current generation, it holds');
   });
 
   it('regression: concurrent role changes each raise the generation once (the compare holds the row)', async () => {
@@ -168,3 +191,10 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     assert.deepEqual(await revokedAt(store, orphan), [null]);
   });
 });
+
+/** The fields of a person or an outcome that a test compares. */
+function pick(value: unknown): Record<string, unknown> {
+  const v = value as { person?: Record<string, unknown>; raised?: boolean } & Record<string, unknown>;
+  if (v.person) return { generation: v.person.generation, raised: v.raised };
+  return { roles: v.roles, console: v.console, generation: v.generation };
+}

@@ -3,7 +3,7 @@ import { ApiError, personNotFound } from '../../errors/api-error.ts';
 import { AccessChange, changePersonAccess, NewPerson, newPerson } from '../../routes/persons.ts';
 import type { Handle, Person, PersonRole } from '../../store/types.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
-import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
+import { consoleRequest, type SignedIn, SignInRequired, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field, fields } from '../form-body.ts';
 import { checkBody, FormRefusal, formRefusalOf, problemsOf } from '../form-refusals.ts';
@@ -117,10 +117,13 @@ export function personRoutes(deps: ConsoleDeps) {
         refuseSelfLockout(who, person.id, change);
         const rolesChange = change.roles.length !== person.roles.length || change.roles.some((role) => !person.roles.includes(role as PersonRole));
         if (rolesChange) requireRecentSignIn(deps.now, who, `/console/admin/persons/${person.id}`);
-        const changed = await changePersonAccess(store, who.org.id, person.id, { ...change, roles: change.roles as PersonRole[] }, deps.now());
-        // A change of one's own roles raised one's generation: this browser carries on, as after removing a factor.
-        if (changed.id === who.person.id && changed.generation === who.session.generation + 1) {
-          await deps.sessions.carryOn(consoleRequest(request).state, changed.generation);
+        const actor = { personId: who.person.id, generation: who.session.generation };
+        const outcome = await changePersonAccess(store, who.org.id, person.id, { ...change, roles: change.roles as PersonRole[] }, deps.now(), actor);
+        // This session's person was demoted, or signed out everywhere, since the request began.
+        if (outcome.kind === 'actor_ended') throw new SignInRequired('expired');
+        // This very change raised one's own generation: this browser carries on, as after removing a factor.
+        if (outcome.raised && outcome.person.id === who.person.id && outcome.person.generation === who.session.generation + 1) {
+          await deps.sessions.carryOn(consoleRequest(request).state, outcome.person.generation);
         }
         return seeOther(reply, `/console/admin/persons/${person.id}?notice=saved`);
       } catch (error) {

@@ -4,7 +4,7 @@ import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
 import { type Json, json, time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver, type SqlExecutor } from '../sql-driver.ts';
 import type { Page, PageRequest } from '../types.ts';
-import type { Handle, NewPersonRecord, Person, PersonAccess, PersonStore } from './store.ts';
+import type { AccessActor, AccessOutcome, Handle, NewPersonRecord, Person, PersonAccess, PersonStore } from './store.ts';
 
 /**
  * Work that must commit with a raise of a person's generation, such as revoking their opaque
@@ -51,6 +51,24 @@ function toPerson(row: PersonRow): Person {
     createdAt: time(row.created_at),
     generation: Number(row.generation),
   };
+}
+
+/**
+ * The actor's generation now, held for the rest of the transaction (PostgreSQL: FOR SHARE, so a
+ * raise of it waits for this change, or this change for the raise); the target's row when the
+ * actor changes their own access. undefined for an actor who is gone.
+ */
+async function actorGeneration(
+  tx: SqlExecutor,
+  dialect: 'sqlite' | 'postgres',
+  orgId: string,
+  actor: AccessActor,
+  target: PersonRow,
+): Promise<number | undefined> {
+  if (actor.personId === target.id) return Number(target.generation);
+  const share = dialect === 'postgres' ? ' FOR SHARE' : '';
+  const [row] = await tx.all<{ generation: number | string }>(`SELECT generation FROM persons WHERE org_id = $1 AND id = $2${share}`, [orgId, actor.personId]);
+  return row === undefined ? undefined : Number(row.generation);
 }
 
 /** The same roles, in any order. */
@@ -104,21 +122,23 @@ export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
       return keysetPage(db, 'persons', orgId, page, toPerson);
     },
 
-    setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number): Promise<Person | undefined> {
+    setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number, actor?: AccessActor): Promise<AccessOutcome> {
       return db.transaction(async (tx) => {
         // The row is locked while the roles are compared, so two changes cannot both see the old ones.
         const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
         const [before] = await tx.all<PersonRow>(`SELECT * FROM persons WHERE org_id = $1 AND id = $2${lock}`, [orgId, id]);
-        if (!before) return undefined;
+        if (!before) return { kind: 'not_found' };
+        if (actor && (await actorGeneration(tx, db.dialect, orgId, actor, before)) !== actor.generation) return { kind: 'actor_ended' };
         const rolesChange = access.roles !== undefined && !sameRoles(toPerson(before).roles, access.roles);
         // One statement: a concurrent change of the other field is never overwritten with a stale value.
         const [row] = await tx.all<PersonRow>(
           `UPDATE persons SET roles = COALESCE($3, roles), console = COALESCE($4, console) WHERE org_id = $1 AND id = $2 RETURNING *`,
           [orgId, id, access.roles === undefined ? null : JSON.stringify(access.roles), access.console ?? null],
         );
-        if (!row || !rolesChange) return row && toPerson(row);
+        if (!row) return { kind: 'not_found' };
+        if (!rolesChange) return { kind: 'changed', person: toPerson(row), raised: false };
         const generation = await raiseGenerationIn(tx, onGenerationRaised, orgId, id, at);
-        return { ...toPerson(row), generation: generation ?? Number(row.generation) };
+        return { kind: 'changed', person: { ...toPerson(row), generation: generation ?? Number(row.generation) }, raised: true };
       });
     },
 

@@ -26,6 +26,14 @@ export interface Person {
   generation: number;
 }
 
+/** Who makes a change through a console session of theirs: the person, at the generation of that session. */
+export interface AccessActor {
+  personId: string;
+  generation: number;
+}
+
+export type AccessOutcome = { kind: 'changed'; person: Person; raised: boolean } | { kind: 'not_found' } | { kind: 'actor_ended' };
+
 /** A person as created: at generation 0. */
 export type NewPersonRecord = Omit<Person, 'generation'>;
 
@@ -45,10 +53,12 @@ export interface PersonStore {
   findPersonByHandle(orgId: string, handle: Handle): Promise<Person | undefined>;
   listPersons(orgId: string, page: PageRequest): Promise<Page<Person>>;
   /**
-   * Sets the fields given, leaving the others; the person as they are now, or undefined for an
-   * unknown id. When the roles change, the person's generation is raised in the same transaction.
+   * Sets the fields given, leaving the others; when the roles change, the person's generation is
+   * raised in the same transaction (`raised`). With an `actor`, the person whose console session
+   * asks for it, the change is made only while the actor is still at that generation (else
+   * 'actor_ended', nothing changed): a session whose person was demoted meanwhile cannot undo it.
    */
-  setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number): Promise<Person | undefined>;
+  setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number, actor?: AccessActor): Promise<AccessOutcome>;
   /**
    * Raises the person's generation, and revokes in the same transaction every opaque token issued
    * to or for them (with the tokens exchanged from those): what they signed in to before ends.

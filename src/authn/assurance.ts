@@ -45,10 +45,22 @@ export function withTwoFactors(amr: readonly AmrValue[]): AmrValue[] {
   return two ? [...methods, 'mfa'] : methods;
 }
 
-/** Whether the person holds a second factor: a TOTP or a passkey credential. */
+/** A kind of second factor, as a person offers it to complete a sign-in. */
+export type SecondFactorMethod = 'totp' | 'passkey';
+
+/** The second factors a person holds: a TOTP credential, a passkey (public-key credential). */
+export async function secondFactorMethods(
+  store: Pick<CredentialStore, 'listCredentialsOfType'>,
+  orgId: string,
+  personId: string,
+): Promise<SecondFactorMethod[]> {
+  const [totp, passkeys] = await Promise.all(SECOND_FACTOR_TYPES.map((type) => store.listCredentialsOfType(orgId, personId, type)));
+  return [...(totp!.length > 0 ? ['totp' as const] : []), ...(passkeys!.length > 0 ? ['passkey' as const] : [])];
+}
+
+/** Whether the person holds a second factor. */
 export async function hasSecondFactor(store: Pick<CredentialStore, 'listCredentialsOfType'>, orgId: string, personId: string): Promise<boolean> {
-  const lists = await Promise.all(SECOND_FACTOR_TYPES.map((type) => store.listCredentialsOfType(orgId, personId, type)));
-  return lists.some((list) => list.length > 0);
+  return (await secondFactorMethods(store, orgId, personId)).length > 0;
 }
 
 /** Whether the person's roles call for two factors in the console and at the helpdesk. */

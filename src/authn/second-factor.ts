@@ -5,7 +5,7 @@ import type { CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { SecondFactorTicket, SecondFactorTicketStore } from '../store/second-factor-tickets/store.ts';
 import type { Handle, Organization, Person } from '../store/types.ts';
-import { withTwoFactors } from './assurance.ts';
+import { type SecondFactorMethod, secondFactorMethods, withTwoFactors } from './assurance.ts';
 import { recordAuthnAttempt } from './audit.ts';
 import { authenticationFailed } from './login-flow.ts';
 import type { AmrValue, SignIn } from './person-token.ts';
@@ -17,8 +17,6 @@ export const TICKET_MAX_ATTEMPTS = 5;
 /** Prefix of the ticket a client holds; recognisable by secret scanners, like every bearer secret of ours. */
 const TICKET_PREFIX = 'sft';
 
-export type SecondFactorMethod = 'totp' | 'passkey';
-
 export interface SecondFactorDeps {
   store: SecondFactorTicketStore & CredentialStore & PersonStore & AuditStore;
   now: () => number;
@@ -28,15 +26,6 @@ export interface SecondFactorDeps {
 export type AfterPassword =
   | { kind: 'signed_in'; signIn: SignIn }
   | { kind: 'second_factor'; ticket: string; ticketHash: string; expiresAt: number; methods: SecondFactorMethod[] };
-
-/** The second factors a person holds, as the ways to complete a ticket. */
-export async function secondFactorMethods(store: CredentialStore, orgId: string, personId: string): Promise<SecondFactorMethod[]> {
-  const [totp, passkeys] = await Promise.all([
-    store.listCredentialsOfType(orgId, personId, 'totp'),
-    store.listCredentialsOfType(orgId, personId, 'public-key'),
-  ]);
-  return [...(totp.length > 0 ? ['totp' as const] : []), ...(passkeys.length > 0 ? ['passkey' as const] : [])];
-}
 
 /**
  * Design §5: a person who holds a TOTP or passkey credential is not signed in by a password

@@ -48,9 +48,7 @@ export async function startSecondFactorLogin(
   ticketHash: string,
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   const ticket = await openTicket(deps, org, ticketHash);
-  const passkeys = await deps.store.listCredentialsOfType(org.id, ticket.personId, PUBLIC_KEY);
-  const allowed = passkeys.map((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id);
-  return keepLoginChallenge(deps, org, ticket.handle, ticket.personId, allowed);
+  return keepLoginChallenge(deps, org, ticket.handle, ticket.personId, await passkeyIdsOf(deps, org, ticket.personId));
 }
 
 /**
@@ -62,9 +60,13 @@ export async function startLoginOfPerson(
   org: Organization,
   person: Pick<Person, 'id' | 'handles'>,
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
-  const passkeys = await deps.store.listCredentialsOfType(org.id, person.id, PUBLIC_KEY);
-  const allowed = passkeys.map((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id);
-  return keepLoginChallenge(deps, org, person.handles[0] ?? null, person.id, allowed);
+  return keepLoginChallenge(deps, org, person.handles[0] ?? null, person.id, await passkeyIdsOf(deps, org, person.id));
+}
+
+/** The WebAuthn credential ids of the person's passkeys: what options list for a person already known. */
+async function passkeyIdsOf(deps: WebAuthnDeps, org: Organization, personId: string): Promise<string[]> {
+  const passkeys = await deps.store.listCredentialsOfType(org.id, personId, PUBLIC_KEY);
+  return passkeys.map((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id);
 }
 
 async function keepLoginChallenge(

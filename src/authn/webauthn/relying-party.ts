@@ -7,6 +7,11 @@ export interface RelyingParty {
   origins: string[];
 }
 
+/** Whether the organisation has set an RP id and an origin: passkeys can be used at all. */
+export function passkeysConfigured(org: Pick<Organization, 'config'>): boolean {
+  return org.config.webauthn_rp_id !== null && org.config.webauthn_origins.length > 0;
+}
+
 /**
  * The organisation's WebAuthn settings, or 409 naming what is missing: without an RP id and an
  * origin no assertion could ever verify, so a ceremony is not even started.

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { passwordMethod } from '../../authn/password-method.ts';
+import { passkeysConfigured } from '../../authn/webauthn/relying-party.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Organization, Person } from '../../store/types.ts';
 import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
@@ -24,8 +25,7 @@ async function meansOf(deps: ConsoleDeps, org: Organization, person: Person): Pr
     deps.store.listCredentialsOfType(org.id, person.id, 'password'),
     deps.store.listCredentialsOfType(org.id, person.id, 'public-key'),
   ]);
-  const passkeysOn = org.config.webauthn_rp_id !== null && org.config.webauthn_origins.length > 0;
-  return { hasPassword: passwords.length > 0 && person.handles.length > 0, hasPasskey: passkeysOn && passkeys.length > 0 };
+  return { hasPassword: passwords.length > 0 && person.handles.length > 0, hasPasskey: passkeysConfigured(org) && passkeys.length > 0 };
 }
 
 /** The secret was right but names someone else (a passkey of another account on this device): a failure like any. */

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { passkeysConfigured } from '../../authn/webauthn/relying-party.ts';
 import type { Organization } from '../../store/types.ts';
 import { type ConsoleRequest, consoleRequest, ENROLMENT_PAGE, seeOther } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
@@ -10,7 +11,7 @@ import { passkeyAdding, type SecurityView } from './pages.ts';
 /** Whether passkeys can be added from this request's address (see passkeyAdding). */
 export function passkeysHere(request: FastifyRequest, org: Organization): Pick<SecurityView, 'passkeysEnabled' | 'passkeysAt'> {
   return {
-    passkeysEnabled: org.config.webauthn_rp_id !== null && org.config.webauthn_origins.length > 0,
+    passkeysEnabled: passkeysConfigured(org),
     passkeysAt: localhostOrigin(request, org),
   };
 }

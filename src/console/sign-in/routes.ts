@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { secondFactorMethods } from '../../authn/assurance.ts';
 import { passwordMethod } from '../../authn/password-method.ts';
-import { afterPassword, completeSignIn, secondFactorMethods } from '../../authn/second-factor.ts';
+import { afterPassword, completeSignIn } from '../../authn/second-factor.ts';
 import { totpMethod } from '../../authn/totp-method.ts';
+import { passkeysConfigured } from '../../authn/webauthn/relying-party.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Organization } from '../../store/types.ts';
 import { type ConsoleRequest, consoleRequest, seeOther, signedIn } from '../context.ts';
@@ -87,8 +89,7 @@ export function signInRoutes(deps: ConsoleDeps) {
       const ctx = consoleRequest(request);
       const { org, person } = ctx.pending!;
       const methods = await secondFactorMethods(store, org.id, person.id);
-      const passkeysOn = org.config.webauthn_rp_id !== null && org.config.webauthn_origins.length > 0;
-      return codePage(reply, ctx, { totp: methods.includes('totp'), passkey: passkeysOn && methods.includes('passkey') }, problem);
+      return codePage(reply, ctx, { totp: methods.includes('totp'), passkey: passkeysConfigured(org) && methods.includes('passkey') }, problem);
     };
 
     app.get('/console/sign-in/code', async (request, reply) => {

@@ -37,6 +37,27 @@ function jsonParam(value: object | null): string | null {
   return value === null ? null : JSON.stringify(value);
 }
 
+/**
+ * Holds the person's row for the rest of the transaction, so that decisions about what they hold
+ * are made one after another (SQLite's transactions are serial already); false for no such person.
+ */
+async function lockPerson(tx: SqlExecutor, dialect: 'sqlite' | 'postgres', orgId: string, personId: string): Promise<boolean> {
+  const lock = dialect === 'postgres' ? ' FOR UPDATE' : '';
+  return (await tx.all(`SELECT id FROM persons WHERE org_id = $1 AND id = $2${lock}`, [orgId, personId])).length > 0;
+}
+
+/** Whether the person holds a credential of one of `types`, other than `except`. */
+async function holdsOneOf(tx: SqlExecutor, orgId: string, personId: string, types: readonly string[], except = ''): Promise<boolean> {
+  const placeholders = types.map((_, i) => `$${i + 4}`).join(', ');
+  const rows = await tx.all(`SELECT 1 AS found FROM credentials WHERE org_id = $1 AND person_id = $2 AND id <> $3 AND type IN (${placeholders}) LIMIT 1`, [
+    orgId,
+    personId,
+    except,
+    ...types,
+  ]);
+  return rows.length > 0;
+}
+
 /** Work that must commit with the deletion of a credential (raising its person's generation), injected where the stores are composed. */
 export type CredentialDeletionStep = (tx: SqlExecutor, orgId: string, personId: string, at: number) => Promise<unknown>;
 
@@ -69,18 +90,8 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
 
     createCredentialUnlessHolding(c, types): Promise<'created' | 'holding' | 'no_person'> {
       return db.transaction(async (tx) => {
-        // The person's row is the lock: concurrent callers decide one after the other (SQLite's
-        // transactions are serial already).
-        const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
-        const [person] = await tx.all(`SELECT id FROM persons WHERE org_id = $1 AND id = $2${lock}`, [c.orgId, c.personId]);
-        if (!person) return 'no_person';
-        const placeholders = types.map((_, i) => `$${i + 3}`).join(', ');
-        const held = await tx.all(`SELECT 1 AS found FROM credentials WHERE org_id = $1 AND person_id = $2 AND type IN (${placeholders}) LIMIT 1`, [
-          c.orgId,
-          c.personId,
-          ...types,
-        ]);
-        if (held.length > 0) return 'holding';
+        if (!(await lockPerson(tx, db.dialect, c.orgId, c.personId))) return 'no_person';
+        if (await holdsOneOf(tx, c.orgId, c.personId, types)) return 'holding';
         await tx.run(
           `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, 0, NULL, $8)`,
@@ -118,19 +129,11 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
 
     deleteCredentialKeepingOneOf(orgId, personId, id, types, at): Promise<'deleted' | 'last' | 'not_found'> {
       return db.transaction(async (tx) => {
-        const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
-        const [person] = await tx.all(`SELECT id FROM persons WHERE org_id = $1 AND id = $2${lock}`, [orgId, personId]);
-        if (!person) return 'not_found';
-        const placeholders = types.map((_, i) => `$${i + 4}`).join(', ');
-        const others = await tx.all(
-          `SELECT 1 AS found FROM credentials WHERE org_id = $1 AND person_id = $2 AND id <> $3 AND type IN (${placeholders}) LIMIT 1`,
-          [orgId, personId, id, ...types],
-        );
-        if (others.length === 0) {
-          const [self] = await tx.all('SELECT 1 AS found FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id]);
-          return self ? 'last' : 'not_found';
-        }
-        if ((await tx.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id])) !== 1) return 'not_found';
+        if (!(await lockPerson(tx, db.dialect, orgId, personId))) return 'not_found';
+        const [self] = await tx.all<{ type: string }>('SELECT type FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id]);
+        if (!self) return 'not_found';
+        if (types.includes(self.type) && !(await holdsOneOf(tx, orgId, personId, types, id))) return 'last';
+        await tx.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id]);
         for (const step of onDelete) await step(tx, orgId, personId, at);
         return 'deleted';
       });

@@ -100,10 +100,12 @@ export async function completeSignIn(
     if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') throw wrongSecondFactor(TICKET_MAX_ATTEMPTS - ticket.attempts);
     throw error;
   }
+  // Another person's passkey proves nothing of this ticket's person: a wrong second factor, the ticket still open.
+  if (proof.personId !== ticket.personId) throw wrongSecondFactor(TICKET_MAX_ATTEMPTS - ticket.attempts);
   const person = await store.getPerson(org.id, ticket.personId);
-  // Another person's factor, a generation raised since the password (sign out everywhere), or a
-  // completion that lost the race to spend the ticket: none of them signs anyone in.
-  const current = person !== undefined && proof.personId === person.id && person.generation === ticket.generation;
+  // A generation raised since the password (sign out everywhere), or a completion that lost the
+  // race to spend the ticket: neither signs anyone in.
+  const current = person !== undefined && person.generation === ticket.generation;
   if (!current || !(await store.spendSecondFactorTicket(org.id, ticketHash))) throw ticketRefused();
   return {
     personId: person.id,

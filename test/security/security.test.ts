@@ -3,6 +3,7 @@ import { backends } from '../helpers/backends.ts';
 import { apiRows } from './api.rows.ts';
 import { gatewayRows } from './gateway.rows.ts';
 import { type SecurityStack, startSecurityStack } from './harness.ts';
+import { loginRows } from './logins.rows.ts';
 import type { SecurityRow } from './rows.ts';
 import { tokenEndpointRows } from './token-endpoint.rows.ts';
 
@@ -11,6 +12,7 @@ const TABLES: [string, SecurityRow[]][] = [
   ['gateway', gatewayRows],
   ['token endpoint', tokenEndpointRows],
   ['api', apiRows],
+  ['logins and console', loginRows],
 ];
 
 for (const backend of backends()) {

@@ -7,10 +7,18 @@ export const CONFIRMED = 'confirmed';
 /** What that notice says. */
 export const CONFIRMED_NOTICE = `Confirmed: for the next ${RECENT_SIGN_IN_MS / 60_000} minutes you can make sensitive changes. Do again what you were doing.`;
 
+/** Longer than any console page's path and query. */
+const MAX_RETURN_PATH = 512;
+
 /** Where the confirmation page sends the person back to: a console page of ours, nothing else. */
 export function safeReturnPath(next: unknown): string {
-  // Path characters only: no scheme or host (//evil.example), no backslash, no control characters.
-  return typeof next === 'string' && /^\/console\/[A-Za-z0-9/_.?=&%-]*$/.test(next) && !next.includes('//') ? next : '/console/';
+  if (typeof next !== 'string' || next.length > MAX_RETURN_PATH) return '/console/';
+  const [path = ''] = next.split('?');
+  // Path characters only: no scheme or host (//evil.example), no backslash, no control characters,
+  // and no dot segments, which a browser would resolve out of /console/ (a hostile-input review's find).
+  const wellFormed = /^\/console\/[A-Za-z0-9/_.?=&%-]*$/.test(next) && !next.includes('//');
+  const dotted = path.split('/').some((segment) => segment === '.' || segment === '..' || /^(\.|%2e)+$/i.test(segment));
+  return wellFormed && !dotted ? next : '/console/';
 }
 
 /** Thrown to send the person to confirm who they are before a sensitive action; `next` is the page to come back to. */

@@ -7,6 +7,7 @@ import type { Organization, Person } from '../../store/types.ts';
 import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
+import { checkSecret } from '../sign-in/secret.ts';
 import { confirmPage } from './pages.ts';
 import { CONFIRMED, safeReturnPath } from './recent.ts';
 
@@ -37,7 +38,9 @@ function requireSamePerson(who: SignedIn, personId: string): void {
 function formErrorOf(error: unknown): { status: number; message: string } | undefined {
   if (!(error instanceof ApiError)) return undefined;
   if (error.code === 'UNAUTHENTICATED') return { status: 401, message: 'The password does not match.' };
-  if (['TOO_MANY_ATTEMPTS', 'TOO_MANY_LOGINS_IN_FLIGHT', 'PASSWORD_CHECKS_BUSY'].includes(error.code)) return { status: error.status, message: error.message };
+  if (['INVALID_FIELD', 'TOO_MANY_ATTEMPTS', 'TOO_MANY_LOGINS_IN_FLIGHT', 'PASSWORD_CHECKS_BUSY'].includes(error.code)) {
+    return { status: error.status, message: error.message };
+  }
   return undefined;
 }
 
@@ -69,6 +72,7 @@ export function confirmRoutes(deps: ConsoleDeps) {
       const password = field(request.body, 'password');
       try {
         if (!handle || password === '') throw new ApiError('UNAUTHENTICATED', 'password: is required');
+        checkSecret('password', password);
         const method = passwordMethod(password, { store, pool: logins.pool, now: logins.now, ...(logins.policy ? { policy: logins.policy } : {}) });
         const leave = logins.perSource.enter(request.ip);
         try {

@@ -19,6 +19,8 @@ export function localhostOrigin(request: FastifyRequest, org: Pick<Organization,
   const match = /^(\[::1\]|127\.0\.0\.1)(?::(\d{1,5}))?$/.exec(host);
   if (!match || !LOOPBACK_LITERALS.has(match[1]!)) return undefined;
   const port = match[2] ?? '';
+  // A Host no connection came by (port 0, or above 65535): nothing to move to (a review's find: a 500).
+  if (port !== '' && !(Number(port) >= 1 && Number(port) <= 65535)) return undefined;
   const listed = org.config.webauthn_origins.find((origin) => {
     const url = new URL(origin);
     return url.hostname === 'localhost' && url.port === port;
@@ -28,6 +30,8 @@ export function localhostOrigin(request: FastifyRequest, org: Pick<Organization,
 
 /** The sign-in page's own address at `localhost`, when the organisation it names needs that (localhostOrigin). */
 export async function localhostRedirect(store: OrganizationStore, request: FastifyRequest, orgText: string): Promise<string | undefined> {
+  // The path and query as routed: a request-target in absolute form would otherwise be pasted after the origin.
+  if (!request.url.startsWith('/')) return undefined;
   const org = await findOrganizationNamed(store, orgText.trim());
   const origin = org && localhostOrigin(request, org);
   return origin ? `${new URL(origin).origin}${request.url}` : undefined;

@@ -16,6 +16,7 @@ import { organizationNamed } from './organization.ts';
 import { codePage, signInPage } from './pages.ts';
 import { passkeySignInRoutes } from './passkey.ts';
 import { consolePersonOf, emailHandle, SIGNED_IN_HOME } from './person.ts';
+import { checkSecret } from './secret.ts';
 
 const notices: Record<string, string> = {
   'signed-out': 'You are signed out.',
@@ -62,6 +63,7 @@ export function signInRoutes(deps: ConsoleDeps) {
         const handle = emailHandle(form.email);
         const password = field(request.body, 'password');
         if (password === '') throw new ApiError('INVALID_FIELD', 'password: is required to sign in with a password (or use a passkey)');
+        checkSecret('password', password);
         const method = passwordMethod(password, { store, pool: logins.pool, now: logins.now, ...(logins.policy ? { policy: logins.policy } : {}) });
         const leave = logins.perSource.enter(request.ip);
         let person: Awaited<ReturnType<typeof consolePersonOf>>;
@@ -101,10 +103,11 @@ export function signInRoutes(deps: ConsoleDeps) {
     app.post('/console/sign-in/code', async (request, reply) => {
       const ctx = consoleRequest(request);
       const pending = ctx.pending;
-      if (!pending?.session.ticketHash) return seeOther(reply, '/console/sign-in?notice=expired');
+      if (!pending?.session.ticketHash) return seeOther(reply, ctx.signedIn || ctx.enrolling ? SIGNED_IN_HOME : '/console/sign-in?notice=expired');
       try {
         const code = field(request.body, 'code').trim();
         if (code === '') throw new ApiError('INVALID_FIELD', 'code: is required (six digits, or a recovery code)');
+        checkSecret('code', code);
         const method = totpMethod(code, { store, context: logins.context, now: logins.now });
         const signIn = await completeSignIn(tickets, pending.org, pending.session.ticketHash, 'totp', async (ticket) => {
           const { person, amr } = await logins.flow.authenticate(pending.org, ticket.handle, method);

@@ -33,6 +33,7 @@ import type { Store } from '../store/store.ts';
 import { verificationHasher } from '../verification/code.ts';
 import { helpdeskVerificationRoutes, integrationVerificationRoutes } from '../verification/routes.ts';
 import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError } from './error-handler.ts';
+import { addJsonParser } from './json-body.ts';
 import { installMetrics } from './metrics.ts';
 import { openapiDocument } from './openapi.ts';
 import { readinessProbe } from './readiness.ts';
@@ -81,10 +82,7 @@ export async function buildApp({
   // is no body, so `curl -X DELETE -H 'content-type: application/json'` works; routes that
   // need one say so through their schema ("body: must be an object").
   app.removeContentTypeParser(['text/plain', 'application/json']);
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
-  );
+  addJsonParser(app, 'application/json');
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   const registry = installMetrics(app);

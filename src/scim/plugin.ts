@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { hashSecret } from '../crypto/ids.ts';
+import { addJsonParser } from '../http/json-body.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { ConnectionStore, IdentityConnection } from '../store/connections/store.ts';
 import type { IdentityStore } from '../store/identities/store.ts';
@@ -26,10 +27,7 @@ export function scimServer({ store, issuer, now }: ScimDeps): FastifyPluginAsync
   return async (app) => {
     const baseUrl = () => `${issuer()}${SCIM_PREFIX}`;
     // Entra sends application/scim+json, Okta application/json (and a Content-Type even on GETs).
-    const parseJson = app.getDefaultJsonParser('error', 'error');
-    app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, (request, body, done) =>
-      body === '' ? done(null, undefined) : parseJson(request, body as string, done),
-    );
+    addJsonParser(app, 'application/scim+json');
     app.setErrorHandler(sendScimError);
     app.setNotFoundHandler((request, reply) => {
       const status = 404;

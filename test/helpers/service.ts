@@ -76,7 +76,7 @@ export async function callService<T = any>(
   const response = await fetch(`${url}${path}`, {
     method,
     headers,
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
   });
   const text = await response.text();
   const isJson = response.headers.get('content-type')?.includes('json');

@@ -19,6 +19,8 @@ const sources: Record<string, { type: string; path: () => string }> = {
   'console.css': { type: 'text/css; charset=utf-8', path: () => fileURLToPath(new URL('./assets/console.css', import.meta.url)) },
   'console.js': { type: 'text/javascript; charset=utf-8', path: () => fileURLToPath(new URL('./assets/console.js', import.meta.url)) },
   'webauthn.js': { type: 'text/javascript; charset=utf-8', path: webauthnBundle },
+  // Named by every page, so the browser does not ask for /favicon.ico (a 404 in its console).
+  'favicon.svg': { type: 'image/svg+xml', path: () => fileURLToPath(new URL('./assets/favicon.svg', import.meta.url)) },
 };
 
 /** The asset URL with its content hash, so a page always loads the script it was written for. */

@@ -1,37 +1,79 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error.ts';
 
-/** A posted form: each field's value, or its values when the name repeats (checkboxes). */
+/** A posted form: each field's value, or its values for a field that is a list (checkboxes). */
 export type FormBody = Record<string, string | string[]>;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The console's own script posts JSON to this route (the WebAuthn ceremonies); every other console POST is a form. */
+    consoleBody?: 'json';
+  }
+}
+
 /**
- * application/x-www-form-urlencoded, for the console's plugin only (the API stays JSON-only).
- * The service's body limit applies: the settings form re-posts the whole organisation config,
- * which the API lets grow to that size.
+ * No console form has more than 20 fields (the organisation settings with its token); the bound
+ * keeps a crafted body of 30,000 empty fields from costing anything but its bytes.
  */
+export const MAX_FORM_FIELDS = 64;
+
+/** The fields that are checkbox lists; any other field sent twice is a form the console did not make. */
+const LIST_FIELDS: ReadonlySet<string> = new Set(['roles', 'grant_types']);
+
+const refused = (rule: string) => new ApiError('MALFORMED_REQUEST', `form: ${rule}`);
+
+/**
+ * application/x-www-form-urlencoded, for the console's pages only (the API stays JSON-only).
+ * Linear in the body: each value is appended once, never copied with the list it joins. The
+ * service's body limit applies: the settings form re-posts the whole organisation config.
+ */
+export function parseForm(body: string): FormBody {
+  const form: Record<string, string | string[]> = Object.create(null);
+  let count = 0;
+  for (const [name, value] of new URLSearchParams(body)) {
+    if (++count > MAX_FORM_FIELDS) throw refused(`has more than ${MAX_FORM_FIELDS} fields`);
+    const seen = form[name];
+    if (seen === undefined) form[name] = LIST_FIELDS.has(name) ? [value] : value;
+    else if (Array.isArray(seen)) seen.push(value);
+    else throw refused(`field ${JSON.stringify(name.slice(0, 64))} is sent more than once (only ${[...LIST_FIELDS].join(' and ')} may repeat)`);
+  }
+  return form;
+}
+
 export function acceptForms(app: FastifyInstance): void {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    const form: FormBody = Object.create(null);
-    for (const [name, value] of new URLSearchParams(body as string)) {
-      const seen = form[name];
-      form[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    try {
+      done(null, parseForm(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
     }
-    done(null, form);
   });
 }
 
 /**
- * One field's text ('' when absent); a field sent twice is a form we did not make, read as its
- * first value. A JSON body can reach a form route too: a value that is not text counts as absent,
- * so no handler ever meets a number or an object where a form has a string.
+ * Each console POST reads one kind of body: a form, or JSON from the console's script. A JSON
+ * body at a form route would be read field by field as absent values (`"console": true` would
+ * read as the box left unticked), so it is refused before the route sees it.
  */
+export function checkBodyKind(request: FastifyRequest): void {
+  if (request.body === undefined) return;
+  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const wanted = request.routeOptions.config.consoleBody === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+  if (type !== wanted) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `header Content-Type: must be ${wanted} for ${request.method} ${request.routeOptions.url}`);
+}
+
+/** One field's text ('' when absent). */
 export function field(form: unknown, name: string): string {
   const value = (form as Record<string, unknown> | undefined)?.[name];
   const first = Array.isArray(value) ? value[0] : value;
   return typeof first === 'string' ? first : '';
 }
 
-/** Every text value of a repeated field (checkboxes). */
+/** Every text value of a list field (checkboxes). */
 export function fields(form: unknown, name: string): string[] {
   const value = (form as Record<string, unknown> | undefined)?.[name];
   return (Array.isArray(value) ? value : [value]).filter((one): one is string => typeof one === 'string');
 }
+
+/** The route option of the routes the console's script posts JSON to. */
+export const SCRIPT_JSON = Object.freeze({ consoleBody: 'json' as const });

@@ -41,6 +41,7 @@ export function renderPage(reply: FastifyReply, ctx: ConsoleRequest, page: PageO
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · Tessera console</title>
+<link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('console.css')}">
 ${page.webauthn && html`<script src="${assetUrl('webauthn.js')}" defer></script>`}
 <script src="${assetUrl('console.js')}" defer></script>

@@ -18,13 +18,15 @@ import {
   setConsoleRequest,
 } from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
-import { acceptForms, field } from './form-body.ts';
+import { acceptForms, checkBodyKind, field } from './form-body.ts';
 import { consoleHeaders } from './headers.ts';
 import { html } from './html.ts';
 import { renderPage } from './layout.ts';
 import { securityRoutes } from './security/routes.ts';
 import { signInRoutes } from './sign-in/routes.ts';
 import { verifyRoutes } from './verify/routes.ts';
+
+const NOT_FOUND_ROUTE = '/console/*';
 
 /** The console's pages, under /console/: served by the service itself, no build step. */
 export function consolePlugin(deps: ConsoleDeps) {
@@ -40,9 +42,10 @@ export function consolePlugin(deps: ConsoleDeps) {
         consoleHeaders(reply);
         setConsoleRequest(request, await readBrowser(deps, request, reply));
       });
+      pages.addHook('preValidation', async (request) => checkBodyKind(request));
       // Every state-changing request carries the page's token: a form field, or a header from our own script.
       pages.addHook('preHandler', async (request) => {
-        if (request.method === 'GET' || request.method === 'HEAD') return;
+        if (request.method === 'GET' || request.method === 'HEAD' || request.routeOptions.url === NOT_FOUND_ROUTE) return;
         const { state } = consoleRequest(request);
         // A form posted from a page whose session has since ended: back to sign-in (nothing is
         // changed either way), rather than a CSRF refusal the person cannot act on.
@@ -50,8 +53,10 @@ export function consolePlugin(deps: ConsoleDeps) {
         deps.sessions.checkCsrf(state, field(request.body, '_csrf') || request.headers['x-csrf-token']);
       });
       pages.setErrorHandler((error, request, reply) => answerError(error, request, reply));
-      // A route rather than a not-found handler: fastify keeps one of those per prefix, and this is the API's.
-      pages.get('/console/*', async (request, reply) =>
+      // A route rather than a not-found handler: fastify keeps one of those per prefix, and this is
+      // the API's. Any method: a form posted to a wrong address gets a page too (it changes nothing,
+      // so it needs no CSRF token).
+      pages.all(NOT_FOUND_ROUTE, async (request, reply) =>
         renderPage(reply, consoleRequest(request), {
           title: 'Page not found',
           status: 404,

@@ -57,7 +57,7 @@ for (const backend of backends()) {
       const post = await agent.post('/console/admin/api-keys', { name: 'sneaky', kind: 'admin' }, page.csrf);
       assert.deepEqual([post.status, post.location], [303, '/console/enrol']);
       assert.equal(await apiKeys(), keysBefore, 'nothing was made');
-      const json = await agent.postJson('/console/verify/find', { connection_id: 'con_x', query: 'x' }, page.csrf);
+      const json = await agent.postJson('/console/confirm/passkey/options', {}, page.csrf);
       assert.deepEqual([json.status, json.body.errors[0].code], [403, 'FORBIDDEN']);
 
       const started = await agent.post('/console/security/totp', {}, page.csrf);

@@ -50,6 +50,11 @@ export class ConsoleAgent {
     return { status: page.status, body: page.html ? JSON.parse(page.html) : undefined };
   }
 
+  /** Any request, with the agent's cookies: for bodies and methods the console's pages never send. */
+  async raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<ConsolePage> {
+    return this.#send(method, path, headers, body);
+  }
+
   async #send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<ConsolePage> {
     const response = await fetch(`${this.base}${path}`, {
       method,

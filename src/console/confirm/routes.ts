@@ -6,7 +6,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { Organization, Person } from '../../store/types.ts';
 import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
-import { field } from '../form-body.ts';
+import { field, SCRIPT_JSON } from '../form-body.ts';
 import { checkSecret } from '../sign-in/secret.ts';
 import { confirmPage } from './pages.ts';
 import { CONFIRMED, safeReturnPath } from './recent.ts';
@@ -90,12 +90,12 @@ export function confirmRoutes(deps: ConsoleDeps) {
       return seeOther(reply, back(next));
     });
 
-    app.post('/console/confirm/passkey/options', async (request) => {
+    app.post('/console/confirm/passkey/options', { config: SCRIPT_JSON }, async (request) => {
       const { org, person } = signedIn(request);
       return (await login()).startLoginOfPerson(deps.webauthn, org, person);
     });
 
-    app.post('/console/confirm/passkey', { schema: { body: PasskeyBody } }, async (request) => {
+    app.post('/console/confirm/passkey', { config: SCRIPT_JSON, schema: { body: PasskeyBody } }, async (request) => {
       const who = signedIn(request);
       const body = request.body as { challenge_id: string; response: unknown; next?: string };
       const onRefused = (reason: string) => request.log.info({ reason }, 'console passkey confirmation refused');

@@ -5,6 +5,7 @@ import type { AmrValue } from '../../authn/person-token.ts';
 import { RegistrationVerifyRequest } from '../../authn/webauthn/schemas.ts';
 import { consoleRequest, proofOf, signedInOrEnrolling } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
+import { SCRIPT_JSON } from '../form-body.ts';
 
 const OptionsBody = Type.Object({}, { additionalProperties: false });
 
@@ -17,13 +18,13 @@ export function passkeyRegistrationRoutes(deps: ConsoleDeps) {
   // The ceremony's libraries load on the first use, as for the sign-in.
   const registration = () => import('../../authn/webauthn/registration.ts');
   return async (app: FastifyInstance) => {
-    app.post('/console/security/passkeys/options', { schema: { body: OptionsBody } }, async (request) => {
+    app.post('/console/security/passkeys/options', { config: SCRIPT_JSON, schema: { body: OptionsBody } }, async (request) => {
       const who = signedInOrEnrolling(request);
       const caller = { kind: 'person' as const, personId: who.person.id, proof: proofOf(who) };
       return (await registration()).startRegistration(deps.webauthn, who.org, caller, who.person.id);
     });
 
-    app.post('/console/security/passkeys', { schema: { body: RegistrationVerifyRequest } }, async (request, reply) => {
+    app.post('/console/security/passkeys', { config: SCRIPT_JSON, schema: { body: RegistrationVerifyRequest } }, async (request, reply) => {
       const who = signedInOrEnrolling(request);
       const body = request.body as { challenge_id: string; response: unknown; label?: string };
       const onRefused = (reason: string) => request.log.info({ reason }, 'console passkey registration refused');

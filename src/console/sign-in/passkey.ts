@@ -4,6 +4,7 @@ import { completeSignIn } from '../../authn/second-factor.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { consoleRequest } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
+import { SCRIPT_JSON } from '../form-body.ts';
 import { isTicketEnded, signInAgain } from './again.ts';
 import { organizationNamed } from './organization.ts';
 import { consolePersonOf, emailHandle, SIGNED_IN_HOME } from './person.ts';
@@ -36,14 +37,14 @@ const SecondFactorVerifyBody = Type.Object(
 export function passkeySignInRoutes(deps: ConsoleDeps) {
   const login = () => import('../../authn/webauthn/login.ts');
   return async (app: FastifyInstance) => {
-    app.post('/console/sign-in/passkey/options', { schema: { body: OptionsBody } }, async (request) => {
+    app.post('/console/sign-in/passkey/options', { config: SCRIPT_JSON, schema: { body: OptionsBody } }, async (request) => {
       const body = request.body as { organization: string; email?: string };
       const org = await organizationNamed(deps.store, body.organization);
       const email = body.email?.trim() ?? '';
       return (await login()).startLogin(deps.webauthn, org, email === '' ? null : emailHandle(email));
     });
 
-    app.post('/console/sign-in/passkey', { schema: { body: VerifyBody } }, async (request, reply) => {
+    app.post('/console/sign-in/passkey', { config: SCRIPT_JSON, schema: { body: VerifyBody } }, async (request, reply) => {
       const body = request.body as { organization: string; challenge_id: string; response: unknown };
       const org = await organizationNamed(deps.store, body.organization);
       const onRefused = (reason: string) => request.log.info({ reason }, 'console passkey assertion refused');
@@ -55,12 +56,12 @@ export function passkeySignInRoutes(deps: ConsoleDeps) {
       return { location: SIGNED_IN_HOME };
     });
 
-    app.post('/console/sign-in/code/passkey/options', { schema: { body: SecondFactorOptionsBody } }, async (request) => {
+    app.post('/console/sign-in/code/passkey/options', { config: SCRIPT_JSON, schema: { body: SecondFactorOptionsBody } }, async (request) => {
       const pending = pendingOf(request);
       return (await login()).startSecondFactorLogin(deps.webauthn, pending.org, pending.session.ticketHash);
     });
 
-    app.post('/console/sign-in/code/passkey', { schema: { body: SecondFactorVerifyBody } }, async (request, reply) => {
+    app.post('/console/sign-in/code/passkey', { config: SCRIPT_JSON, schema: { body: SecondFactorVerifyBody } }, async (request, reply) => {
       const ctx = consoleRequest(request);
       const pending = pendingOf(request);
       const body = request.body as { challenge_id: string; response: unknown };

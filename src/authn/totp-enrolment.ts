@@ -2,7 +2,7 @@ import { checkCredentialLabel, createPersonCredential } from '../credentials/cre
 import type { CredentialTypeContext } from '../credentials/credential-type.ts';
 import { newEnrolment, recoveryCodes, totpCredentialType, verifyTotp } from '../credentials/totp/index.ts';
 import { newId } from '../crypto/ids.ts';
-import { ApiError, invalidField, personNotFound } from '../errors/api-error.ts';
+import { ApiError, invalidField } from '../errors/api-error.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
@@ -55,7 +55,8 @@ export async function startTotpEnrolment(enroller: Enroller, label: string | nul
     createdAt: at,
     expiresAt,
   });
-  if (!stored) throw personNotFound('body.person_id');
+  // The person named (by the token, the API key's body.person_id or the console session) was deleted meanwhile.
+  if (!stored) throw new ApiError('NOT_FOUND', 'the person was deleted while the enrolment started');
   return { enrolment_id: id, key_uri: keyUri, secret, recovery_codes: codes, expires_at: new Date(expiresAt).toISOString() };
 }
 

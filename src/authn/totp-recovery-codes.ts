@@ -28,11 +28,13 @@ export async function regenerateRecoveryCodes(
   enroller: Enroller,
   credentialId: string | undefined,
   { store, context, now }: TotpEnrolmentDeps,
+  /** Where the caller put the id, for the 404 (the API's body, the console's path). */
+  credentialField: 'body.credential_id' | 'path.credential_id' = 'body.credential_id',
 ): Promise<RegeneratedRecoveryCodes> {
   const { org, person } = enroller;
   // New codes are a way in: as a removal, they need a recent sign-in with two factors.
   await requireFactorManagement(store, enroller, 'new recovery codes', { now: now() });
-  let credential = await totpCredentialOf(store, enroller, credentialId);
+  let credential = await totpCredentialOf(store, enroller, credentialId, credentialField);
   const codes = recoveryCodes(ENROLMENT_RECOVERY_CODES);
   const hashes = recoveryCodeHashes(codes, context);
   for (let round = 0; round < MAX_REPLACE_ROUNDS; round++) {
@@ -48,7 +50,7 @@ export async function regenerateRecoveryCodes(
       return { credential_id: credential.id, recovery_codes: codes };
     }
     const current = await store.getCredential(org.id, person.id, credential.id);
-    if (current?.type !== 'totp') throw noSuchTotp();
+    if (current?.type !== 'totp') throw noSuchTotp(credentialField);
     credential = current;
   }
   throw new ApiError('CONFLICT', 'the TOTP credential kept changing while its recovery codes were replaced; try again');
@@ -61,10 +63,15 @@ function recoveryCodeHashes(codes: string[], context: CredentialTypeContext): st
 }
 
 /** The person's TOTP credential `credentialId`, or their only one when none is named. */
-async function totpCredentialOf(store: TotpEnrolmentDeps['store'], { org, person }: Enroller, credentialId: string | undefined): Promise<Credential> {
+async function totpCredentialOf(
+  store: TotpEnrolmentDeps['store'],
+  { org, person }: Enroller,
+  credentialId: string | undefined,
+  credentialField: string,
+): Promise<Credential> {
   if (credentialId !== undefined) {
     const credential = await store.getCredential(org.id, person.id, credentialId);
-    if (credential?.type !== 'totp') throw noSuchTotp();
+    if (credential?.type !== 'totp') throw noSuchTotp(credentialField);
     return credential;
   }
   const all = await store.listCredentialsOfType(org.id, person.id, 'totp');
@@ -73,6 +80,6 @@ async function totpCredentialOf(store: TotpEnrolmentDeps['store'], { org, person
   return all[0]!;
 }
 
-function noSuchTotp(): ApiError {
-  return new ApiError('NOT_FOUND', 'body.credential_id: the person has no TOTP credential with this id');
+function noSuchTotp(credentialField: string): ApiError {
+  return new ApiError('NOT_FOUND', `${credentialField}: the person has no TOTP credential with this id`);
 }

@@ -164,4 +164,16 @@ export const loginRows: SecurityRow[] = [
       assert.deepEqual([answer.status, answer.location], [303, '/console/']);
     },
   },
+  {
+    request: 'GET /console/sign-in?org=a%00b (U+0000 and other control characters in the organisation to prefill)',
+    expect: '200, the sign-in page with the organisation field empty (U+0000 was echoed into the page)',
+    async check(s) {
+      for (const org of ['a%00b', 'a%1Bb', `${'o'.repeat(101)}`]) {
+        const page = await new ConsoleAgent(s.t.url).get(`/console/sign-in?org=${org}`);
+        assert.equal(page.status, 200, org);
+        assert.match(page.html, /name="organization"[^>]*value=""/, org);
+        assert.ok(!page.html.includes('\u0000'), org);
+      }
+    },
+  },
 ];

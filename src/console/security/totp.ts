@@ -56,7 +56,7 @@ export function totpRoutes(deps: ConsoleDeps) {
       const who = signedIn(request);
       requireRecentSignIn(deps.now, who, '/console/security');
       const { credential_id } = request.params as { credential_id: string };
-      const { recovery_codes } = await regenerateRecoveryCodes(enrollerOf(request), credential_id, totp);
+      const { recovery_codes } = await regenerateRecoveryCodes(enrollerOf(request), credential_id, totp, 'path.credential_id');
       return recoveryCodesPage(reply, consoleRequest(request), recovery_codes);
     });
   };

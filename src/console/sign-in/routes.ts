@@ -48,7 +48,8 @@ export function signInRoutes(deps: ConsoleDeps) {
       const ctx = consoleRequest(request);
       if (ctx.signedIn || ctx.enrolling) return seeOther(reply, SIGNED_IN_HOME);
       const query = request.query as Record<string, unknown>;
-      const org = typeof query.org === 'string' ? query.org.slice(0, 100) : '';
+      // Echoed into the form: an organisation name, never control characters (U+0000 would reach the page).
+      const org = typeof query.org === 'string' && /^[^\u0000-\u001f\u007f]{1,100}$/u.test(query.org) ? query.org : '';
       const elsewhere = org === '' ? undefined : await localhostRedirect(store, request, org);
       if (elsewhere) return reply.code(302).header('location', elsewhere).send();
       const notice = noticeFrom(notices, query);

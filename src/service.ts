@@ -6,6 +6,7 @@ import type { Mailer } from './email/mailer.ts';
 import { openMailer } from './email/open-mailer.ts';
 import { buildApp } from './http/app.ts';
 import { drainServer } from './http/drain-server.ts';
+import { addressBlockList, applyListenerPolicy } from './http/listener-policy.ts';
 import { KeyRing } from './oauth/keys/key-ring.ts';
 import { purgeExpiredTokens } from './oauth/tokens/purge.ts';
 import { openStore } from './store/open-store.ts';
@@ -65,6 +66,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     if (!config.issuer && ['0.0.0.0', '::'].includes(config.host)) {
       app.log.warn('listening on all interfaces without TESSERA_ISSUER: tokens will name an unroutable issuer; set TESSERA_ISSUER to the public URL');
     }
+    // After fastify's own server settings, which it applies when building the app.
+    applyListenerPolicy(app.server, config.listener, addressBlockList(config.trustedProxies));
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

@@ -4,6 +4,7 @@ import type { CredentialType } from './credentials/credential-type.ts';
 import { credentialTypes } from './credentials/registry.ts';
 import type { Mailer } from './email/mailer.ts';
 import { openMailer } from './email/open-mailer.ts';
+import { purgeStaleRowsEvery } from './housekeeping/purge-stale-rows.ts';
 import { buildApp } from './http/app.ts';
 import { drainServer } from './http/drain-server.ts';
 import { addressBlockList, applyListenerPolicy } from './http/listener-policy.ts';
@@ -75,7 +76,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const url = `http://${host}:${port}`;
     issuer ||= url;
     const running = app;
-    const stopPurge = purgeExpiredTokens(store, config.tokenPurgeIntervalMs, (error) => running.log.warn({ err: error }, 'purging expired tokens failed'));
+    const stopTokenPurge = purgeExpiredTokens(store, config.tokenPurgeIntervalMs, (error) => running.log.warn({ err: error }, 'purging expired tokens failed'));
+    const stopRowPurge = purgeStaleRowsEvery(store, config.tokenPurgeIntervalMs, (error) => running.log.warn({ err: error }, 'purging stale rows failed'));
     return {
       app: running,
       store,
@@ -84,7 +86,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       mailer,
       async close() {
         stopping = true;
-        stopPurge();
+        stopTokenPurge();
+        stopRowPurge();
         // Serving on with /readyz failing, so that load balancers stop sending first.
         if (config.shutdown.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdown.delayMs));
         const drained = await drainServer(running.server, () => running.close(), config.shutdown.timeoutMs);

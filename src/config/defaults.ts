@@ -60,3 +60,15 @@ export const listenerDefaults = Object.freeze({
   maxConnections: 4_096,
   maxConnectionsPerAddress: 256,
 });
+
+/**
+ * How long rows are kept past their use before the purge timer (TESSERA_TOKEN_PURGE_INTERVAL)
+ * deletes them (src/housekeeping/purge-stale-rows.ts). Finished email verifications stay a day
+ * for reading. An attempt counter of a handle that names no one goes after a week without an
+ * attempt: long enough that waiting out its purge to learn, from the delay of the next failure,
+ * whether a handle names a person costs a week per question (docs/security.md).
+ */
+export const purgeDefaults = Object.freeze({
+  verificationKeptMs: 24 * 3_600_000,
+  attemptsOfNoOneKeptMs: 7 * 24 * 3_600_000,
+});

@@ -4,8 +4,10 @@ import type { CredentialType } from './credentials/credential-type.ts';
 import { credentialTypes } from './credentials/registry.ts';
 import type { Mailer } from './email/mailer.ts';
 import { openMailer } from './email/open-mailer.ts';
+import { purgeStaleRowsEvery } from './housekeeping/purge-stale-rows.ts';
 import { buildApp } from './http/app.ts';
 import { drainServer } from './http/drain-server.ts';
+import { addressBlockList, applyListenerPolicy } from './http/listener-policy.ts';
 import { KeyRing } from './oauth/keys/key-ring.ts';
 import { purgeExpiredTokens } from './oauth/tokens/purge.ts';
 import { openStore } from './store/open-store.ts';
@@ -65,6 +67,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     if (!config.issuer && ['0.0.0.0', '::'].includes(config.host)) {
       app.log.warn('listening on all interfaces without TESSERA_ISSUER: tokens will name an unroutable issuer; set TESSERA_ISSUER to the public URL');
     }
+    // After fastify's own server settings, which it applies when building the app.
+    applyListenerPolicy(app.server, config.listener, addressBlockList(config.trustedProxies));
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -72,7 +76,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const url = `http://${host}:${port}`;
     issuer ||= url;
     const running = app;
-    const stopPurge = purgeExpiredTokens(store, config.tokenPurgeIntervalMs, (error) => running.log.warn({ err: error }, 'purging expired tokens failed'));
+    const stopTokenPurge = purgeExpiredTokens(store, config.tokenPurgeIntervalMs, (error) => running.log.warn({ err: error }, 'purging expired tokens failed'));
+    const stopRowPurge = purgeStaleRowsEvery(store, config.tokenPurgeIntervalMs, (error) => running.log.warn({ err: error }, 'purging stale rows failed'));
     return {
       app: running,
       store,
@@ -81,7 +86,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       mailer,
       async close() {
         stopping = true;
-        stopPurge();
+        stopTokenPurge();
+        stopRowPurge();
         // Serving on with /readyz failing, so that load balancers stop sending first.
         if (config.shutdown.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdown.delayMs));
         const drained = await drainServer(running.server, () => running.close(), config.shutdown.timeoutMs);

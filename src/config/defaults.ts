@@ -41,3 +41,34 @@ export const consoleSessionDefaults = Object.freeze({
   secondFactorMs: 5 * 60_000,
   touchEveryMs: 60_000,
 });
+
+/**
+ * Every listener's bounds (src/http/listener-policy.ts), the service's and the gateway's alike;
+ * each is a setting (TESSERA_* in service-config.ts, the gateway's in its configuration).
+ * Headers get 10 s, as the gateway always gave them; a whole request 30 s, which a 64 KiB body
+ * meets at 20 kbit/s. Idle keep-alive lasts 65 s, past the 60 s idle timeout of common load
+ * balancers, so that a balancer never reuses a connection we have just closed; 1,000 requests per
+ * connection, so long-lived connections move between workers and replicas now and then.
+ * Connection caps are per process: 256 from one address admits the benchmarks' 50 and a NAT'd
+ * office, and 4,096 in all stays far below the file handles Node raises its limit to.
+ */
+export const listenerDefaults = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
+  maxRequestsPerConnection: 1_000,
+  maxConnections: 4_096,
+  maxConnectionsPerAddress: 256,
+});
+
+/**
+ * How long rows are kept past their use before the purge timer (TESSERA_TOKEN_PURGE_INTERVAL)
+ * deletes them (src/housekeeping/purge-stale-rows.ts). Finished email verifications stay a day
+ * for reading. An attempt counter of a handle that names no one goes after a week without an
+ * attempt: long enough that waiting out its purge to learn, from the delay of the next failure,
+ * whether a handle names a person costs a week per question (docs/security.md).
+ */
+export const purgeDefaults = Object.freeze({
+  verificationKeptMs: 24 * 3_600_000,
+  attemptsOfNoOneKeptMs: 7 * 24 * 3_600_000,
+});

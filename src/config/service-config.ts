@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
+import type { ListenerPolicy } from '../http/listener-policy.ts';
 import { isEmailAddress } from '../validation/email.ts';
 import { parseWorkers, WORKERS_RULE } from '../workers/run-workers.ts';
 import { defaultDatabaseUrl, sqliteFile } from './data-dir.ts';
+import { listenerVariables, readListener } from './listener-variables.ts';
 
 /**
  * Every environment variable the service reads, with its default and the rule it must meet.
@@ -42,6 +44,7 @@ export const serviceVariables = {
   TESSERA_SHUTDOWN_DELAY: { default: '0', rule: 'seconds from 0 to 300', pattern: '^(0|[1-9][0-9]{0,2})$' },
   TESSERA_SHUTDOWN_TIMEOUT: { default: '10', rule: 'seconds from 1 to 300', pattern: '^[1-9][0-9]{0,2}$' },
   TESSERA_SMTP_TIMEOUT: { default: '10000', rule: 'milliseconds from 100 to 120000', pattern: '^[1-9][0-9]{2,5}$' },
+  ...listenerVariables,
 } as const satisfies Record<string, { default: string | undefined; rule: string; pattern: string }>;
 
 type VariableName = keyof typeof serviceVariables;
@@ -78,6 +81,8 @@ export interface ServiceConfig {
   smtpTimeoutMs: number;
   /** On SIGTERM: how long to serve on with /readyz failing, then how long requests in flight get. */
   shutdown: { delayMs: number; timeoutMs: number };
+  /** Timeouts, keep-alive and connection caps of the service's port, per process (src/http/listener-policy.ts). */
+  listener: ListenerPolicy;
 }
 
 /** A configuration that cannot start; the message names every variable at fault. */
@@ -134,6 +139,8 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   for (const [name, ms] of [['TESSERA_SHUTDOWN_DELAY', shutdown.delayMs] as const, ['TESSERA_SHUTDOWN_TIMEOUT', shutdown.timeoutMs] as const]) {
     if (ms > 300_000) problems.push(`${name}: must be ${serviceVariables[name].rule}`);
   }
+  const { listener, listenerProblems } = readListener(read);
+  problems.push(...listenerProblems);
   const warnings: string[] = [];
   let secret = values.TESSERA_SECRET;
   if (!secret && !dev) problems.push('TESSERA_SECRET: is required (at least 32 characters) unless TESSERA_DEV=1');
@@ -161,6 +168,7 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
       smtpFrom: values.TESSERA_SMTP_FROM,
       smtpTimeoutMs,
       shutdown,
+      listener,
     },
     warnings,
   };

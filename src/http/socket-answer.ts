@@ -11,7 +11,10 @@ export function answerOnSocket(
   error: NodeJS.ErrnoException,
   answer: () => { status: number; body: string; headers?: Record<string, string> },
 ): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return void socket.destroy();
+  // A request timeout can strike while its answer is being written (the body still coming):
+  // bytes of ours after that answer's would corrupt it, so the connection is only closed.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable || answering?.headersSent) return void socket.destroy();
   const { status, body, headers = {} } = answer();
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)

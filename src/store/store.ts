@@ -24,8 +24,23 @@ export interface StoreConnection {
   ping(): Promise<void>;
   /** The newest migration applied to the database: one round trip, for readiness. */
   schemaVersion(): Promise<number>;
+  /** How many rows one of the purged tables holds: what the purge keeps bounded, for operators and its test. */
+  countRows(table: PurgedTable): Promise<number>;
   close(): Promise<void>;
 }
+
+/** The tables whose rows outlive their use and are purged on a timer (src/housekeeping/purge-stale-rows.ts). */
+export const PURGED_TABLES = [
+  'tokens',
+  'rate_limits',
+  'email_verifications',
+  'console_sessions',
+  'authn_attempts',
+  'webauthn_challenges',
+  'totp_enrolments',
+  'second_factor_tickets',
+] as const;
+export type PurgedTable = (typeof PURGED_TABLES)[number];
 
 /**
  * Everything the service persists: the sum of the module stores (each declared with its SQL

@@ -27,8 +27,44 @@ describe('Service configuration', () => {
       smtpFrom: undefined,
       smtpTimeoutMs: 10000,
       shutdown: { delayMs: 0, timeoutMs: 10_000 },
+      listener: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 65_000,
+        maxRequestsPerConnection: 1_000,
+        maxConnections: 4_096,
+        maxConnectionsPerAddress: 256,
+      },
     });
     assert.deepEqual(warnings, []);
+  });
+
+  it('reads the listener policy, its caps admitting the benchmarks’ 50 connections from one address, and names a request timeout below the headers timeout', () => {
+    const listener = (env: Record<string, string>) => loadServiceConfig({ TESSERA_SECRET: SECRET, ...env }).config.listener;
+    assert.ok(listener({}).maxConnectionsPerAddress >= 50);
+    assert.deepEqual(
+      listener({
+        TESSERA_HEADERS_TIMEOUT: '300',
+        TESSERA_REQUEST_TIMEOUT: '600',
+        TESSERA_KEEP_ALIVE_TIMEOUT: '5000',
+        TESSERA_MAX_REQUESTS_PER_CONNECTION: '2',
+        TESSERA_MAX_CONNECTIONS: '8',
+        TESSERA_MAX_CONNECTIONS_PER_ADDRESS: '3',
+      }),
+      { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 5000, maxRequestsPerConnection: 2, maxConnections: 8, maxConnectionsPerAddress: 3 },
+    );
+    assert.throws(
+      () => listener({ TESSERA_HEADERS_TIMEOUT: '20000', TESSERA_REQUEST_TIMEOUT: '10000' }),
+      /TESSERA_REQUEST_TIMEOUT: must be milliseconds from 100 to 3600000, at least TESSERA_HEADERS_TIMEOUT/,
+    );
+    assert.throws(
+      () => listener({ TESSERA_MAX_CONNECTIONS: '0', TESSERA_KEEP_ALIVE_TIMEOUT: '700000' }),
+      (error: Error) => {
+        assert.match(error.message, /TESSERA_MAX_CONNECTIONS: must be an integer from 1 to 1000000/);
+        assert.match(error.message, /TESSERA_KEEP_ALIVE_TIMEOUT: must be milliseconds from 100 to 600000/);
+        return true;
+      },
+    );
   });
 
   it('keeps the default database in one place whatever the working directory', () => {

@@ -212,6 +212,46 @@ describe('Gateway configuration', () => {
       /^GATEWAY_WORKERS: must be 1 when port and admin_port are both 0/,
     ],
   ];
+  it('holds both ports to the listener policy: its defaults, the settings, and a request timeout below the headers timeout refused', () => {
+    assert.deepEqual(loadGatewayConfig({ env: base }).listener, {
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 65_000,
+      maxRequestsPerConnection: 1_000,
+      maxConnections: 4_096,
+      maxConnectionsPerAddress: 256,
+    });
+    const set = {
+      ...base,
+      GATEWAY_HEADERS_TIMEOUT: '2s',
+      GATEWAY_REQUEST_TIMEOUT: '1m',
+      GATEWAY_KEEP_ALIVE_TIMEOUT: '5s',
+      GATEWAY_MAX_REQUESTS_PER_CONNECTION: '10',
+      GATEWAY_MAX_CONNECTIONS: '100',
+      GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '50',
+    };
+    assert.deepEqual(loadGatewayConfig({ env: set }).listener, {
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 5_000,
+      maxRequestsPerConnection: 10,
+      maxConnections: 100,
+      maxConnectionsPerAddress: 50,
+    });
+    assert.match(
+      refusal({ ...base, GATEWAY_HEADERS_TIMEOUT: '20s', GATEWAY_REQUEST_TIMEOUT: '10s' }),
+      /^GATEWAY_REQUEST_TIMEOUT: must be at least headers_timeout$/,
+    );
+    assert.match(
+      refusal({ ...base, GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '0' }),
+      /^GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: must be a whole number from 1 to 1000000$/,
+    );
+    assert.match(
+      refusal({ ...base, GATEWAY_KEEP_ALIVE_TIMEOUT: '1h' }),
+      /^GATEWAY_KEEP_ALIVE_TIMEOUT: must be a duration such as 500ms, 5s or 1m, at most 10m$/,
+    );
+  });
+
   it('runs one process by default, the number given, or one per core for auto', () => {
     assert.equal(loadGatewayConfig({ env: base }).workers, 1);
     assert.equal(loadGatewayConfig({ env: { ...base, GATEWAY_WORKERS: '3' } }).workers, 3);

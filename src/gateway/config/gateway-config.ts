@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { ListenerPolicy } from '../../http/listener-policy.ts';
 import { parseWorkers, WORKERS_RULE } from '../../workers/run-workers.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from '../plugins/token-exchange/schema.ts';
 import { envKey, GatewayConfigError, type KeyNamer } from './config-error.ts';
 import { parseDuration } from './duration.ts';
+import { LISTENER_KEYS, readListenerSettings } from './listener-settings.ts';
 import { mergeSources } from './merge-sources.ts';
 import { REQUEST_POLICY_KEYS, type RequestPolicy, readRequestPolicy } from './request-policy.ts';
 
@@ -38,6 +40,8 @@ export interface GatewayConfig {
   /** In execution order (the order of N). */
   plugins: PluginConfig[];
   requests: RequestPolicy;
+  /** Timeouts, keep-alive and connection caps of every port, per process; trusted_proxies are exempt from the per-address cap. */
+  listener: ListenerPolicy;
   /** On SIGTERM: how long to proxy on with /readyz failing, then how long requests in flight get. */
   shutdown: { delayMs: number; timeoutMs: number };
   /** How the operator names the two ports (`GATEWAY_PORT`, or `port` in a file), for a port-in-use message. */
@@ -57,6 +61,7 @@ export const TOP_LEVEL_KEYS = [
   'shutdown_delay',
   'shutdown_timeout',
   ...REQUEST_POLICY_KEYS,
+  ...LISTENER_KEYS,
 ] as const;
 
 export const gatewayDefaults = Object.freeze({
@@ -225,6 +230,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   }
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
   const requests = readRequestPolicy(tree, key);
+  const listener = readListenerSettings(tree, key, requests.headersTimeoutMs);
   const shutdown = {
     delayMs: readShutdownDuration(tree.shutdown_delay, gatewayDefaults.shutdownDelayMs, key(['shutdown_delay']), true),
     timeoutMs: readShutdownDuration(tree.shutdown_timeout, gatewayDefaults.shutdownTimeoutMs, key(['shutdown_timeout']), false),
@@ -241,6 +247,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     urls,
     plugins,
     requests,
+    listener,
     shutdown,
     keys,
   };

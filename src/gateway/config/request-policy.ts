@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { listenerDefaults } from '../../config/defaults.ts';
 import { ESCAPED_SLASH_ACTIONS, type PathPolicy, SEMICOLON_ACTIONS } from '../proxy/request-target.ts';
 import { GatewayConfigError, type KeyNamer } from './config-error.ts';
 import { parseDuration } from './duration.ts';
@@ -36,7 +37,7 @@ export const requestPolicyDefaults = Object.freeze({
   escapedSlashes: 'reject' as const,
   semicolons: 'reject' as const,
   mergeSlashes: true,
-  headersTimeoutMs: 10_000,
+  headersTimeoutMs: listenerDefaults.headersTimeoutMs,
   bodyTimeoutMs: 10_000,
   maxHeaders: 100,
 });

@@ -6,7 +6,7 @@ import { GatewayError, type GatewayErrorCode, gatewayErrorBody } from './gateway
 
 /** Node's parser errors that have a code of their own; any other is a malformed request. */
 const KNOWN: Record<string, [GatewayErrorCode, string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: ['GATEWAY_REQUEST_TIMEOUT', 'the request headers did not arrive within headers_timeout'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['GATEWAY_REQUEST_TIMEOUT', 'the request did not arrive within headers_timeout or request_timeout'],
   // Both the 16 KiB header size and the max_headers count end here.
   HPE_HEADER_OVERFLOW: ['GATEWAY_HEADERS_TOO_LARGE', 'the request headers exceed 16 KiB or max_headers fields'],
 };

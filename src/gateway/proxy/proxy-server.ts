@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import { drainServer } from '../../http/drain-server.ts';
+import { applyListenerPolicy } from '../../http/listener-policy.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { requestIdOf } from '../request-id.ts';
 import { answerClientError, refuseConnect } from './client-errors.ts';
@@ -102,13 +103,8 @@ export async function startGateway(
     return outcome.status;
   }
 
-  const headersTimeout = config.requests.headersTimeoutMs;
   const server = createServer(
     {
-      // Node answers 408 itself when headers are late; it checks every connectionsCheckingInterval.
-      headersTimeout,
-      requestTimeout: Math.max(300_000, headersTimeout),
-      connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 10)),
       // readInbound refuses a missing Host itself: Node's own 400 has no envelope and no X-Request-Id.
       requireHostHeader: false,
     },
@@ -168,6 +164,10 @@ export async function startGateway(
     const reasons = (await Promise.all(inUse.map((plugin) => plugin.unready?.()))).filter((reason) => reason !== undefined);
     return { ready: reasons.length === 0, reasons };
   };
+  // Late headers and requests are answered 408 by answerClientError; the admin port, which
+  // monitoring reaches, is held to the same bounds as the proxy port.
+  applyListenerPolicy(server, config.listener, config.requests.trustedProxies);
+  applyListenerPolicy(admin, config.listener, config.requests.trustedProxies);
   const listen = (s: Server, port: number) =>
     new Promise<number>((resolve, reject) => {
       s.once('error', reject).listen(port, config.host, () => resolve((s.address() as { port: number }).port));

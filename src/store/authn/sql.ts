@@ -49,6 +49,10 @@ export function sqlAuthnAttemptStore(db: SqlDriver): AuthnAttemptStore {
       if (credentialType === undefined) return db.run(`DELETE FROM authn_attempts WHERE ${where}`, parameters);
       return db.run(`DELETE FROM authn_attempts WHERE ${where} AND credential_type = $${parameters.length + 1}`, [...parameters, credentialType]);
     },
+
+    purgeAuthnAttemptsOfNoOne(before): Promise<number> {
+      return db.run('DELETE FROM authn_attempts WHERE person_id IS NULL AND last_attempt_at < $1', [before]);
+    },
   };
 }
 

@@ -49,7 +49,7 @@ export function signInRoutes(deps: ConsoleDeps) {
       if (ctx.signedIn || ctx.enrolling) return seeOther(reply, SIGNED_IN_HOME);
       const query = request.query as Record<string, unknown>;
       // Echoed into the form: an organisation name, never control characters (U+0000 would reach the page).
-      const org = typeof query.org === 'string' && /^[^\u0000-\u001f\u007f]{1,100}$/u.test(query.org) ? query.org : '';
+      const org = typeof query.org === 'string' && /^\P{Cc}{1,100}$/u.test(query.org) ? query.org : '';
       const elsewhere = org === '' ? undefined : await localhostRedirect(store, request, org);
       if (elsewhere) return reply.code(302).header('location', elsewhere).send();
       const notice = noticeFrom(notices, query);

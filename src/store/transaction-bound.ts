@@ -1,7 +1,5 @@
 import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
 
-let savepoints = 0;
-
 /**
  * A driver whose every statement runs in `tx`, an open transaction: a store built over it
  * writes only what that transaction commits. A module store's own transaction becomes a
@@ -9,22 +7,28 @@ let savepoints = 0;
  * its part back) behaves as it does alone, while nothing of it outlives the outer rollback.
  */
 export function transactionBoundDriver(dialect: SqlDriver['dialect'], tx: SqlExecutor): SqlDriver {
+  let depth = 0;
   return {
     dialect,
     all: (sql, params) => tx.all(sql, params),
     run: (sql, params) => tx.run(sql, params),
     async transaction(fn) {
-      // Unique names: two savepoints of one transaction never release each other.
-      const name = `nested_${++savepoints}`;
-      await tx.run(`SAVEPOINT ${name}`);
+      // Named by depth, not by a running count: PostgreSQL's driver prepares each distinct
+      // statement once per connection, so the names must come from a small fixed set.
+      const name = `nested_${++depth}`;
       try {
-        const result = await fn(tx);
-        await tx.run(`RELEASE SAVEPOINT ${name}`);
-        return result;
-      } catch (error) {
-        await tx.run(`ROLLBACK TO SAVEPOINT ${name}`);
-        await tx.run(`RELEASE SAVEPOINT ${name}`);
-        throw error;
+        await tx.run(`SAVEPOINT ${name}`);
+        try {
+          const result = await fn(tx);
+          await tx.run(`RELEASE SAVEPOINT ${name}`);
+          return result;
+        } catch (error) {
+          await tx.run(`ROLLBACK TO SAVEPOINT ${name}`);
+          await tx.run(`RELEASE SAVEPOINT ${name}`);
+          throw error;
+        }
+      } finally {
+        depth--;
       }
     },
     migrationTransaction: () => Promise.reject(new TypeError('migrations run on the database, not inside a change')),

@@ -35,7 +35,10 @@ for (const backend of backends()) {
 
     it('creating a person through the API writes person.created naming the API key (regression: admin work left no audit trail)', async () => {
       const org = await t.org();
-      const created = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: 'ada@example.com' }], roles: ['verifier'] } });
+      const created = await t.call('POST', '/persons', {
+        as: org,
+        body: { handles: [{ type: 'email_address', value: 'ada@example.com' }], roles: ['verifier'] },
+      });
       assert.equal(created.status, 201);
       const events = (await eventsOf(t, org)).filter((e) => e.type === 'person.created');
       assert.deepEqual(
@@ -72,7 +75,11 @@ for (const backend of backends()) {
         changes.push([type, status]);
         return answer.body?.result;
       };
-      const person = await expect('person.created', t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: 'p@example.com' }] } }), 201);
+      const person = await expect(
+        'person.created',
+        t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: 'p@example.com' }] } }),
+        201,
+      );
       await expect('person.access_changed', t.call('PATCH', `/persons/${person.id}`, { as: org, body: { roles: ['admin'], console: true } }), 200);
       const salt = randomBytes(16);
       const hash = pbkdf2Sync('correct horse battery staple', salt, 1000, 32, 'sha256').toString('base64').replace(/=+$/, '');
@@ -84,16 +91,26 @@ for (const backend of backends()) {
         201,
       );
       await expect('credential.deleted', t.call('DELETE', `/persons/${person.id}/credentials/${credential.id}`, { as: org }), 204);
-      const client = await expect('client.created', t.call('POST', '/oauth2/clients', { as: org, body: { client_name: 'c', grant_types: ['client_credentials'] } }), 201);
+      const client = await expect(
+        'client.created',
+        t.call('POST', '/oauth2/clients', { as: org, body: { client_name: 'c', grant_types: ['client_credentials'] } }),
+        201,
+      );
       secrets.push(client.client_secret);
       secrets.push((await expect('client.secret_rotated', t.call('POST', `/oauth2/clients/${client.client_id}/secret`, { as: org }), 200)).client_secret);
       await expect('client.deleted', t.call('DELETE', `/oauth2/clients/${client.client_id}`, { as: org }), 204);
       const key = await expect('api_key.created', t.call('POST', '/organizations/api-keys', { as: org, body: { name: 'second', kind: 'admin' } }), 201);
       secrets.push(key.api_key);
       await expect('api_key.revoked', t.call('DELETE', `/organizations/api-keys/${key.id}`, { as: org }), 204);
-      const connection = await expect('connection.created', t.call('POST', '/organizations/connections', { as: org, body: { name: 'idp', type: 'scim' } }), 201);
+      const connection = await expect(
+        'connection.created',
+        t.call('POST', '/organizations/connections', { as: org, body: { name: 'idp', type: 'scim' } }),
+        201,
+      );
       secrets.push(connection.scim_token);
-      secrets.push((await expect('connection.scim_token_rotated', t.call('POST', `/organizations/connections/${connection.id}/scim-token`, { as: org }), 200)).scim_token);
+      secrets.push(
+        (await expect('connection.scim_token_rotated', t.call('POST', `/organizations/connections/${connection.id}/scim-token`, { as: org }), 200)).scim_token,
+      );
       await expect('connection.deleted', t.call('DELETE', `/organizations/connections/${connection.id}`, { as: org }), 204);
       await expect('organization.config_changed', t.call('PATCH', '/organizations/config', { as: org, body: { token_lifetime_ceiling: 600 } }), 200);
       await expect('person.deleted', t.call('DELETE', `/persons/${person.id}`, { as: org }), 204);

@@ -6,9 +6,9 @@ import { delayAfter } from '../../src/authn/attempt-policy.ts';
 import { attemptCounter } from '../../src/authn/attempt-subject.ts';
 import { strangerPressureMetric } from '../../src/authn/lockout-pressure.ts';
 import { credentialTypeContext } from '../../src/credentials/context.ts';
+import type { AttemptCounter } from '../../src/store/authn/store.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import type { AttemptCounter } from '../../src/store/authn/store.ts';
 import { type Backend, backends } from '../helpers/backends.ts';
 import { ConsoleAgent, consolePerson, signInWithPassword } from '../helpers/console.ts';
 import { startFrozenService } from '../helpers/frozen-service.ts';
@@ -59,7 +59,10 @@ for (const backend of backends()) {
       const org = await storedOrg(store);
       const registry = new Registry();
       const limiter = new AttemptLimiter(store, () => clock.at, strangerPressureMetric(registry));
-      const counter = attemptCounter({ orgId: org.id, handle: { type: 'email_address', value: 'nobody@example.com' }, personId: null, credentialType: 'password' }, hashCode);
+      const counter = attemptCounter(
+        { orgId: org.id, handle: { type: 'email_address', value: 'nobody@example.com' }, personId: null, credentialType: 'password' },
+        hashCode,
+      );
       await fail(limiter, counter, 50);
       const metric = await registry.getSingleMetricAsString('tessera_authn_lockout_pressure_total');
       assert.match(metric, /tessera_authn_lockout_pressure_total\{threshold="10"\} 1\n/);
@@ -88,7 +91,10 @@ for (const backend of backends()) {
         const delayed = await agent.get(`/console/admin/persons/${target.id}`);
         assert.match(delayed.html, /<h2 id="attempts">Failed sign-in attempts<\/h2>/);
         const until = new Date(clock.at + delayAfter(6)).toISOString();
-        assert.match(delayed.html, new RegExp(`<tr><th scope="row">password</th><td>6</td><td>.*?</td><td>next attempt not before <time datetime="${until.replace(/\./g, '\\.')}"`));
+        assert.match(
+          delayed.html,
+          new RegExp(`<tr><th scope="row">password</th><td>6</td><td>.*?</td><td>next attempt not before <time datetime="${until.replace(/\./g, '\\.')}"`),
+        );
         clock.at += delayAfter(6);
         const open = await agent.get(`/console/admin/persons/${target.id}`);
         assert.match(open.html, /<tr><th scope="row">password<\/th><td>6<\/td><td>.*?<\/td><td>open<\/td><\/tr>/);

@@ -93,9 +93,9 @@ export async function buildApp({
   const openapi = openapiDocument(app);
 
   await app.register(opsRoutes(readinessProbe({ store, keys, stopping }), registry, openapi));
-  await app.register(organizationRoutes(store, { dev: config.dev }));
-  await app.register(personRoutes(store));
-  await app.register(oauthClientRoutes(store));
+  await app.register(organizationRoutes(store, { dev: config.dev, now }));
+  await app.register(personRoutes(store, now));
+  await app.register(oauthClientRoutes(store, now));
 
   const tokenContext = { store, keys, issuer, now };
   const tokenIssuer = new TokenIssuer(tokenContext);

@@ -26,7 +26,8 @@ function presentClient(client: OAuthClient) {
   };
 }
 
-export function oauthClientRoutes(store: ClientStore & OrganizationStore & TransactionalStore): FastifyPluginAsyncTypebox {
+/** `now`: the app's clock, which stamps what is created and the audit events. */
+export function oauthClientRoutes(store: ClientStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['oauth2 clients'];
@@ -46,7 +47,7 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore & Trans
       },
       async (request, reply) => {
         const { org, key } = tenantOf(request);
-        const { client, secret } = await createOAuthClient(store, org.id, request.body, { kind: 'api_key', apiKeyId: key.id });
+        const { client, secret } = await createOAuthClient(store, org.id, request.body, { kind: 'api_key', apiKeyId: key.id }, now());
         return reply.code(201).send({ result: { ...presentClient(client), client_secret: secret } });
       },
     );
@@ -82,7 +83,7 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore & Trans
       async (request, reply) => {
         // Revokes the client's opaque tokens in the same transaction (see ClientStore.deleteClient).
         const { org, key } = tenantOf(request);
-        if (!(await deleteOAuthClient(store, org.id, request.params.client_id, { kind: 'api_key', apiKeyId: key.id }))) throw notFound();
+        if (!(await deleteOAuthClient(store, org.id, request.params.client_id, { kind: 'api_key', apiKeyId: key.id }, now()))) throw notFound();
         return reply.code(204).send(null);
       },
     );
@@ -100,7 +101,7 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore & Trans
       },
       async (request) => {
         const { org, key } = tenantOf(request);
-        const secret = await rotateOAuthClientSecret(store, org.id, request.params.client_id, { kind: 'api_key', apiKeyId: key.id });
+        const secret = await rotateOAuthClientSecret(store, org.id, request.params.client_id, { kind: 'api_key', apiKeyId: key.id }, now());
         if (secret === undefined) throw notFound();
         return { result: { client_id: request.params.client_id, client_secret: secret } };
       },

@@ -31,7 +31,7 @@ function presentKey(key: ApiKey) {
 }
 
 /** Organisation-level operations; all need an admin key of the organisation. */
-export function organizationRoutes(store: OrganizationStore & TransactionalStore, options: { dev: boolean }): FastifyPluginAsyncTypebox {
+export function organizationRoutes(store: OrganizationStore & TransactionalStore, options: { dev: boolean; now: () => number }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['organizations'];
@@ -44,7 +44,7 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
       },
       async (request, reply) => {
         const { org, key: caller } = tenantOf(request);
-        const { key, secret } = await createApiKey(store, org.id, request.body, { kind: 'api_key', apiKeyId: caller.id });
+        const { key, secret } = await createApiKey(store, org.id, request.body, { kind: 'api_key', apiKeyId: caller.id }, options.now());
         return reply.code(201).send({ result: { ...presentKey(key), api_key: secret } });
       },
     );
@@ -82,7 +82,7 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
         // The caller keeps its own key; revokeApiKey also refuses the last admin key, which
         // matters when the console revokes one at the same time.
         if (request.params.key_id === key.id) throw new ApiError('CONFLICT', 'path.key_id: is the key making this request; revoke it with another admin key');
-        await revokeApiKey(store, org.id, request.params.key_id, 'path.key_id', { kind: 'api_key', apiKeyId: key.id });
+        await revokeApiKey(store, org.id, request.params.key_id, 'path.key_id', { kind: 'api_key', apiKeyId: key.id }, options.now());
         return reply.code(204).send(null);
       },
     );
@@ -108,7 +108,7 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
       },
       async (request) => {
         const { org, key } = tenantOf(request);
-        const updated = await changeOrganizationConfig(store, org.id, request.body, options, { kind: 'api_key', apiKeyId: key.id });
+        const updated = await changeOrganizationConfig(store, org.id, request.body, options, { kind: 'api_key', apiKeyId: key.id }, options.now());
         if (!updated) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: the organisation was deleted');
         return { result: updated.config };
       },

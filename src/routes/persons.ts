@@ -47,19 +47,25 @@ export function presentPerson(person: Person) {
 }
 
 /** A new person of `orgId` from what a caller gave, its handles in canonical form (400 naming `field` otherwise). */
-export function newPerson(orgId: string, given: { handles: readonly Handle[]; roles?: PersonRole[]; console?: boolean }, field?: string): Person {
+export function newPerson(
+  orgId: string,
+  given: { handles: readonly Handle[]; roles?: PersonRole[]; console?: boolean },
+  field?: string,
+  at = Date.now(),
+): Person {
   return {
-    id: newId('per'),
+    id: newId('per', at),
     orgId,
     handles: normaliseHandles(given.handles, field),
     roles: given.roles ?? [],
     console: given.console ?? false,
-    createdAt: Date.now(),
+    createdAt: at,
     generation: 0,
   };
 }
 
-export function personRoutes(store: PersonStore & OrganizationStore & TransactionalStore): FastifyPluginAsyncTypebox {
+/** `now`: the app's clock, which stamps what is created, generation raises and the audit events. */
+export function personRoutes(store: PersonStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['persons'];
@@ -72,7 +78,7 @@ export function personRoutes(store: PersonStore & OrganizationStore & Transactio
       },
       async (request, reply) => {
         const { org, key } = tenantOf(request);
-        const person = newPerson(org.id, request.body);
+        const person = newPerson(org.id, request.body, undefined, now());
         await createPerson(store, person, { kind: 'api_key', apiKeyId: key.id }, person.createdAt);
         return reply.code(201).send({ result: presentPerson(person) });
       },
@@ -115,7 +121,7 @@ export function personRoutes(store: PersonStore & OrganizationStore & Transactio
       },
       async (request) => {
         const { org, key } = tenantOf(request);
-        const outcome = await changePersonAccess(store, org.id, request.params.person_id, request.body, Date.now(), { kind: 'api_key', apiKeyId: key.id });
+        const outcome = await changePersonAccess(store, org.id, request.params.person_id, request.body, now(), { kind: 'api_key', apiKeyId: key.id });
         if (outcome.kind !== 'changed') throw new TypeError('a change by an API key has no actor whose session could end');
         return { result: presentPerson(outcome.person) };
       },
@@ -130,7 +136,7 @@ export function personRoutes(store: PersonStore & OrganizationStore & Transactio
         // An admin key may delete any person: the API is the way back for an organisation
         // left without a console administrator.
         const { org, key } = tenantOf(request);
-        await deletePerson(store, org.id, request.params.person_id, Date.now(), { kind: 'api_key', apiKeyId: key.id }, { keepingAConsoleAdmin: false });
+        await deletePerson(store, org.id, request.params.person_id, now(), { kind: 'api_key', apiKeyId: key.id }, { keepingAConsoleAdmin: false });
         return reply.code(204).send(null);
       },
     );

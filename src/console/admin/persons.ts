@@ -25,7 +25,7 @@ const notices: Record<string, string> = {
  * The person a creation form describes, checked by the API's own rules (its body schema, then
  * normaliseHandles through newPerson); every problem at once, each naming the form's field.
  */
-function personFrom(orgId: string, form: NewPersonForm): Person {
+function personFrom(orgId: string, form: NewPersonForm, at: number): Person {
   const named: [Handle, string][] = [];
   if (form.email !== '') named.push([{ type: 'email_address', value: form.email }, 'email']);
   if (form.phone !== '') named.push([{ type: 'phone_number', value: form.phone }, 'phone']);
@@ -42,7 +42,7 @@ function personFrom(orgId: string, form: NewPersonForm): Person {
     ...(form.email === '' ? ['email: is required (a person signs in to the console with it)'] : []),
     ...problemsOf(() => checkBody(NewPerson, body, renames)),
     ...problemsOf(() => {
-      person = newPerson(orgId, body, 'body.handles');
+      person = newPerson(orgId, body, 'body.handles', at);
     }, renames),
   ];
   if (problems.length > 0 || !person) throw new FormRefusal(400, [...new Set(problems)]);
@@ -98,7 +98,7 @@ export function personRoutes(deps: ConsoleDeps) {
       // Creating a person with roles grants them, as a change of roles does: the same confirmation.
       if (form.roles.length > 0) requireRecentSignIn(deps.now, who, '/console/admin/persons');
       try {
-        const person = personFrom(org.id, form);
+        const person = personFrom(org.id, form, deps.now());
         await createPerson(store, person, consoleOperator(who), deps.now());
         return seeOther(reply, `/console/admin/persons/${person.id}?notice=created`);
       } catch (error) {

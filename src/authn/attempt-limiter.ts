@@ -1,6 +1,8 @@
 import { ApiError } from '../errors/api-error.ts';
 import type { AttemptCounter, AuthnAttemptStore } from '../store/authn/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { decideAttempt, MAX_CONSECUTIVE_FAILURES } from './attempt-policy.ts';
+import { countCrossingOfPerson, type StrangerPressure, thresholdReachedAt, unreportedStrangerPressure } from './lockout-pressure.ts';
 
 /** What a caller does with an attempt it was allowed to make: report how it ended, once. */
 export interface AttemptTicket {
@@ -20,14 +22,18 @@ const MAX_RACES = 3;
  * handle that names nobody) by attempt-policy.ts, with its state in the store: shared by
  * replicas, kept across restarts. An attempt is counted *before* the secret is tested, by a
  * compare-and-set on the count just read, so concurrent attempts cannot exceed the policy.
+ * A count that reaches 10, 50 or 100 is reported (lockout-pressure.ts): an audit event for a
+ * handle that names a person, `strangers` for one that names no one.
  */
 export class AttemptLimiter {
-  readonly #store: AuthnAttemptStore;
+  readonly #store: AuthnAttemptStore & TransactionalStore;
   readonly #now: () => number;
+  readonly #strangers: StrangerPressure;
 
-  constructor(store: AuthnAttemptStore, now: () => number) {
+  constructor(store: AuthnAttemptStore & TransactionalStore, now: () => number, strangers: StrangerPressure = unreportedStrangerPressure) {
     this.#store = store;
     this.#now = now;
+    this.#strangers = strangers;
   }
 
   /** Counts an attempt and returns its ticket, or throws 429 TOO_MANY_ATTEMPTS. */
@@ -39,9 +45,20 @@ export class AttemptLimiter {
       const decision = decideAttempt(record, at);
       if (decision.kind === 'locked') throw lockedOut();
       if (decision.kind === 'wait') throw tooEarly(decision.retryAfterMs);
-      if (await this.#store.countAuthnAttemptIf(counter, record?.failures ?? 0, at)) return this.#ticket(orgId, subject);
+      if (await this.#count(counter, record?.failures ?? 0, at)) return this.#ticket(orgId, subject);
       if (race + 1 >= MAX_RACES) throw tooEarly(1000);
     }
+  }
+
+  /** The compare-and-set; when it reaches a threshold, with its report. */
+  async #count(counter: AttemptCounter, expected: number, at: number): Promise<boolean> {
+    const threshold = thresholdReachedAt(expected + 1);
+    if (threshold === undefined) return this.#store.countAuthnAttemptIf(counter, expected, at);
+    const { personId } = counter;
+    if (personId !== null) return countCrossingOfPerson(this.#store, { ...counter, personId }, expected, at, threshold);
+    const counted = await this.#store.countAuthnAttemptIf(counter, expected, at);
+    if (counted) this.#strangers.crossed(threshold);
+    return counted;
   }
 
   #ticket(orgId: string, subject: string): AttemptTicket {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { operatorFields } from '../audit/admin-events.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
@@ -8,6 +9,7 @@ import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore, PersonAttemptRecord } from '../store/authn/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { decideAttempt } from './attempt-policy.ts';
 import { handleCounterSubjects } from './attempt-subject.ts';
 
@@ -25,7 +27,7 @@ const AttemptView = Type.Object({
   retry_after: Type.Union([Type.Integer(), Type.Null()], { description: 'Seconds until the next attempt, when delayed' }),
 });
 
-type AttemptRouteStore = AuthnAttemptStore & PersonStore & OrganizationStore & AuditStore;
+type AttemptRouteStore = AuthnAttemptStore & PersonStore & OrganizationStore & AuditStore & TransactionalStore;
 
 /**
  * GET and DELETE /persons/{person_id}/authn-attempts (admin key): what the attempt limiter
@@ -79,9 +81,15 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number, hashC
         const personId = request.params.person_id;
         const person = await store.getPerson(org.id, personId);
         if (!person) throw personNotFound();
-        const cleared = await store.clearAuthnAttemptsOfPerson(org.id, personId, handleCounterSubjects(org.id, person, hashCode));
         const at = now();
-        await recordEvent(store, at, org.id, 'authn.attempts_reset', { person_id: personId, counters: cleared, api_key_id: key.id });
+        await store.inTransaction(async (tx) => {
+          const cleared = await tx.clearAuthnAttemptsOfPerson(org.id, personId, handleCounterSubjects(org.id, person, hashCode));
+          await recordEvent(tx, at, org.id, 'authn.attempts_reset', {
+            person_id: personId,
+            counters: cleared,
+            ...operatorFields({ kind: 'api_key', apiKeyId: key.id }),
+          });
+        });
         return reply.code(204).send(null);
       },
     );

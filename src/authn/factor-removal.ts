@@ -2,6 +2,7 @@ import { deletePersonCredential } from '../credentials/delete-credential.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { CredentialStore } from '../store/credentials/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import type { Person } from '../store/types.ts';
 import { needsTwoFactors, SECOND_FACTOR_TYPES } from './assurance.ts';
 import { type Enroller, requireFactorManagement } from './enrolling-person.ts';
@@ -21,7 +22,7 @@ export interface OwnFactor {
  * least one, since they sign in with two factors. The deletion raises their generation.
  */
 export async function removeOwnFactor(
-  store: CredentialStore & AuditStore,
+  store: CredentialStore & AuditStore & TransactionalStore,
   enroller: Enroller,
   factor: OwnFactor,
   audit: Record<string, unknown>,

@@ -7,6 +7,7 @@ import type { Store } from '../store/store.ts';
 import { AttemptLimiter } from './attempt-limiter.ts';
 import { attemptRoutes } from './attempt-routes.ts';
 import { enrolmentRoutes } from './enrolment-routes.ts';
+import type { StrangerPressure } from './lockout-pressure.ts';
 import { LoginFlow } from './login-flow.ts';
 import { loginRoutes } from './login-routes.ts';
 import { LoginsPerSource } from './logins-per-source.ts';
@@ -23,6 +24,8 @@ export interface LoginServiceOptions {
   /** Password logins in flight at once from one client address (0: no bound); default 4. */
   loginsPerSource?: number;
   policy?: PasswordHashPolicy;
+  /** Where counters of handles that name no one report nearing the lock (a metric). */
+  strangers?: StrangerPressure;
 }
 
 /**
@@ -43,11 +46,21 @@ export interface LoginServices {
   close(): Promise<void>;
 }
 
-export function loginServices({ store, issuer, context, now, pool: given, hashThreads, loginsPerSource = 4, policy }: LoginServiceOptions): LoginServices {
+export function loginServices({
+  store,
+  issuer,
+  context,
+  now,
+  pool: given,
+  hashThreads,
+  loginsPerSource = 4,
+  policy,
+  strangers,
+}: LoginServiceOptions): LoginServices {
   const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
   return {
     store,
-    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now), hashCode: context.hashCode, now }),
+    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now, strangers), hashCode: context.hashCode, now }),
     issuer,
     pool,
     perSource: new LoginsPerSource(loginsPerSource),

@@ -1,3 +1,4 @@
+import { operatorFields } from '../audit/admin-events.ts';
 import { checkCredentialLabel, createPersonCredential } from '../credentials/create-credential.ts';
 import type { CredentialTypeContext } from '../credentials/credential-type.ts';
 import { newEnrolment, recoveryCodes, totpCredentialType, verifyTotp } from '../credentials/totp/index.ts';
@@ -7,6 +8,7 @@ import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import type { TotpEnrolmentStore } from '../store/totp-enrolments/store.ts';
 import { type Enroller, requireFactorManagement } from './enrolling-person.ts';
 import { withUsedStep } from './totp-spend.ts';
@@ -16,7 +18,7 @@ export const ENROLMENT_LIFETIME_MS = 10 * 60 * 1000;
 export const ENROLMENT_RECOVERY_CODES = 10;
 
 export interface TotpEnrolmentDeps {
-  store: TotpEnrolmentStore & CredentialStore & AuditStore & AuthnAttemptStore & PersonStore;
+  store: TotpEnrolmentStore & CredentialStore & AuditStore & AuthnAttemptStore & PersonStore & TransactionalStore;
   context: CredentialTypeContext;
   now: () => number;
 }
@@ -81,7 +83,7 @@ export async function confirmTotpEnrolment(enroller: Enroller, enrolmentId: stri
     type: 'totp',
     label: pending.label,
     prepared: { params: pending.params, secret: withUsedStep(pending.secret, step) },
-    audit: { enrolled: true, api_key_id: enroller.apiKeyId },
+    audit: { enrolled: true, ...(enroller.apiKeyId ? operatorFields({ kind: 'api_key', apiKeyId: enroller.apiKeyId }) : { api_key_id: null }) },
     at,
     ...(firstOnly ? { unlessHolding: firstOnly } : {}),
   });

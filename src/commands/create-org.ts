@@ -1,3 +1,4 @@
+import { cliOperator } from '../audit/admin-events.ts';
 import { loadServiceConfig } from '../config/service-config.ts';
 import { createOrganization } from '../organizations/create-organization.ts';
 import { describe, openStore } from '../store/open-store.ts';
@@ -28,7 +29,7 @@ ${DATABASE_ENVIRONMENT}
     const { config } = loadServiceConfig({ ...process.env, TESSERA_DEV: process.env.TESSERA_SECRET ? process.env.TESSERA_DEV : '1' });
     const { store } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
     try {
-      const { org, apiKey } = await createOrganization(store, options.name);
+      const { org, apiKey } = await createOrganization(store, options.name, { operator: cliOperator() });
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ org_id: org.id, api_key: apiKey })}\n`);
       } else {

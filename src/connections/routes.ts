@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
+import { apiKeyOperator, type Operator, operatorFields } from '../audit/admin-events.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
@@ -9,12 +10,13 @@ import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { ConnectionStore, IdentityConnection } from '../store/connections/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { hostProblem } from './address-policy.ts';
 import { recordDirectoryEvent } from './audit.ts';
 import { baseUrlProblem, ConnectionParams, ConnectionView, CreatedConnection, NewConnection, presentConnection, ScimToken } from './schemas.ts';
 
 export interface ConnectionRoutesDeps {
-  store: ConnectionStore & OrganizationStore & AuditStore;
+  store: ConnectionStore & OrganizationStore & AuditStore & TransactionalStore;
   /** Seals scim_pull bearer tokens (connections/sealing.ts). */
   box: SecretBox;
   issuer: () => string;
@@ -33,6 +35,7 @@ export async function createConnection(
   { store, box, dev, now }: ConnectionRoutesDeps,
   orgId: string,
   { name, type, base_url, bearer_token }: Static<typeof NewConnection>,
+  operator: Operator,
 ): Promise<{ connection: IdentityConnection; scimToken: string | undefined }> {
   if (type === 'scim') {
     if (base_url !== undefined) throw invalidField('body.base_url', 'is only for type scim_pull');
@@ -56,27 +59,33 @@ export async function createConnection(
     sealedBearerToken: bearer_token ? box.seal(bearer_token) : null,
     createdAt: at,
   };
-  await store.createConnection(connection);
-  await recordDirectoryEvent(store, now, orgId, 'connection.created', { connection_id: connection.id, name, type });
+  await store.inTransaction(async (tx) => {
+    await tx.createConnection(connection);
+    await recordDirectoryEvent(tx, now, orgId, 'connection.created', { connection_id: connection.id, name, type, ...operatorFields(operator) });
+  });
   return { connection, scimToken: token };
 }
 
 /** Gives a scim connection a new token, returned here only: the old one stops working at once. */
-export async function rotateScimToken({ store, now }: ConnectionRoutesDeps, orgId: string, connectionId: string): Promise<string> {
+export async function rotateScimToken({ store, now }: ConnectionRoutesDeps, orgId: string, connectionId: string, operator: Operator): Promise<string> {
   const connection = await store.getConnection(orgId, connectionId);
   if (!connection) throw connectionNotFound();
   if (connection.type !== 'scim')
     throw new ApiError('CONFLICT', 'path.connection_id: a scim_pull connection has no scim_token; recreate it to change its bearer_token');
   const token = newSecret('tscim');
-  if (!(await store.replaceConnectionToken(orgId, connection.id, hashSecret(token)))) throw connectionNotFound();
-  await recordDirectoryEvent(store, now, orgId, 'connection.scim_token_rotated', { connection_id: connection.id });
+  await store.inTransaction(async (tx) => {
+    if (!(await tx.replaceConnectionToken(orgId, connection.id, hashSecret(token)))) throw connectionNotFound();
+    await recordDirectoryEvent(tx, now, orgId, 'connection.scim_token_rotated', { connection_id: connection.id, ...operatorFields(operator) });
+  });
   return token;
 }
 
 /** Deletes a connection with every identity it holds, and says so in the audit log. */
-export async function removeConnection({ store, now }: ConnectionRoutesDeps, orgId: string, connectionId: string): Promise<void> {
-  if (!(await store.deleteConnection(orgId, connectionId))) throw connectionNotFound();
-  await recordDirectoryEvent(store, now, orgId, 'connection.deleted', { connection_id: connectionId });
+export async function removeConnection({ store, now }: ConnectionRoutesDeps, orgId: string, connectionId: string, operator: Operator): Promise<void> {
+  await store.inTransaction(async (tx) => {
+    if (!(await tx.deleteConnection(orgId, connectionId))) throw connectionNotFound();
+    await recordDirectoryEvent(tx, now, orgId, 'connection.deleted', { connection_id: connectionId, ...operatorFields(operator) });
+  });
 }
 
 /** /organizations/connections: identity connections of the organisation; admin key only. */
@@ -100,7 +109,7 @@ export function connectionRoutes(deps: ConnectionRoutesDeps): FastifyPluginAsync
         },
       },
       async (request, reply) => {
-        const { connection, scimToken: token } = await createConnection(deps, tenantOf(request).org.id, request.body);
+        const { connection, scimToken: token } = await createConnection(deps, tenantOf(request).org.id, request.body, apiKeyOperator(request));
         return reply.code(201).send({ result: { ...present(connection), ...(token ? { scim_token: token } : {}) } });
       },
     );
@@ -144,7 +153,7 @@ export function connectionRoutes(deps: ConnectionRoutesDeps): FastifyPluginAsync
         },
       },
       async (request, reply) => {
-        await removeConnection(deps, tenantOf(request).org.id, request.params.connection_id);
+        await removeConnection(deps, tenantOf(request).org.id, request.params.connection_id, apiKeyOperator(request));
         return reply.code(204).send(null);
       },
     );
@@ -161,7 +170,7 @@ export function connectionRoutes(deps: ConnectionRoutesDeps): FastifyPluginAsync
         },
       },
       async (request) => {
-        const token = await rotateScimToken(deps, tenantOf(request).org.id, request.params.connection_id);
+        const token = await rotateScimToken(deps, tenantOf(request).org.id, request.params.connection_id, apiKeyOperator(request));
         return { result: { scim_token: token } };
       },
     );

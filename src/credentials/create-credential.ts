@@ -2,10 +2,8 @@ import { handleCounterSubjects } from '../authn/attempt-subject.ts';
 import { newId } from '../crypto/ids.ts';
 import { invalidField } from '../errors/api-error.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
-import type { AuditStore } from '../store/audit/store.ts';
-import type { AuthnAttemptStore } from '../store/authn/store.ts';
-import type { Credential, CredentialStore } from '../store/credentials/store.ts';
-import type { PersonStore } from '../store/persons/store.ts';
+import type { Credential } from '../store/credentials/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { unsafeCharacterProblem } from '../validation/unsafe-characters.ts';
 import type { CredentialTypeName, PreparedCredential } from './credential-type.ts';
 
@@ -42,7 +40,7 @@ export function checkCredentialLabel(label: string | null | undefined): void {
  * no such credential could not have succeeded, and must not leave the new one locked.
  */
 export async function createPersonCredential(
-  store: CredentialStore & AuditStore & AuthnAttemptStore & PersonStore,
+  store: TransactionalStore,
   hashCode: (code: string) => string,
   created: NewCredential,
 ): Promise<Credential | undefined> {
@@ -59,15 +57,20 @@ export async function createPersonCredential(
     lastUsed: null,
     createdAt: at,
   };
-  if (unlessHolding) {
-    const stored = await store.createCredentialUnlessHolding(credential, unlessHolding.types);
-    if (stored === 'holding') throw unlessHolding.refusal();
-    if (stored === 'no_person') return undefined;
-  } else if (!(await store.createCredential(credential))) {
-    return undefined;
-  }
-  const person = await store.getPerson(orgId, personId);
-  if (person) await store.clearAuthnAttemptsOfPerson(orgId, personId, handleCounterSubjects(orgId, person, hashCode, [type]), type);
-  await recordEvent(store, at, orgId, 'credential.created', { person_id: personId, credential_id: credential.id, credential_type: type, ...audit });
+  // The credential, the counters' reset and its audit event commit together or not at all.
+  const stored = await store.inTransaction(async (tx) => {
+    if (unlessHolding) {
+      const outcome = await tx.createCredentialUnlessHolding(credential, unlessHolding.types);
+      if (outcome === 'holding') throw unlessHolding.refusal();
+      if (outcome === 'no_person') return false;
+    } else if (!(await tx.createCredential(credential))) {
+      return false;
+    }
+    const person = await tx.getPerson(orgId, personId);
+    if (person) await tx.clearAuthnAttemptsOfPerson(orgId, personId, handleCounterSubjects(orgId, person, hashCode, [type]), type);
+    await recordEvent(tx, at, orgId, 'credential.created', { person_id: personId, credential_id: credential.id, credential_type: type, ...audit });
+    return true;
+  });
+  if (!stored) return undefined;
   return credential;
 }

@@ -1,7 +1,6 @@
 import { ApiError } from '../errors/api-error.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
-import type { AuditStore } from '../store/audit/store.ts';
-import type { CredentialStore } from '../store/credentials/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 
 export interface DeletedCredential {
   orgId: string;
@@ -20,14 +19,17 @@ export interface DeletedCredential {
  * The person's generation is raised with it (design §5): what they signed in to before ends.
  * 404 when the person has no credential with this id (another person's is none of theirs).
  */
-export async function deletePersonCredential(store: CredentialStore & AuditStore, deleted: DeletedCredential): Promise<void> {
+export async function deletePersonCredential(store: TransactionalStore, deleted: DeletedCredential): Promise<void> {
   const { orgId, personId, credentialId, audit, at, keepingOneOf } = deleted;
-  const outcome = keepingOneOf
-    ? await store.deleteCredentialKeepingOneOf(orgId, personId, credentialId, keepingOneOf.types, at)
-    : (await store.deleteCredential(orgId, personId, credentialId, at))
-      ? 'deleted'
-      : 'not_found';
-  if (outcome === 'last') throw keepingOneOf!.refusal();
-  if (outcome === 'not_found') throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
-  await recordEvent(store, at, orgId, 'credential.deleted', { person_id: personId, credential_id: credentialId, ...audit });
+  // The deletion (with its raise of the generation) and its audit event commit together.
+  await store.inTransaction(async (tx) => {
+    const outcome = keepingOneOf
+      ? await tx.deleteCredentialKeepingOneOf(orgId, personId, credentialId, keepingOneOf.types, at)
+      : (await tx.deleteCredential(orgId, personId, credentialId, at))
+        ? 'deleted'
+        : 'not_found';
+    if (outcome === 'last') throw keepingOneOf!.refusal();
+    if (outcome === 'not_found') throw new ApiError('NOT_FOUND', 'path.credential_id: this person has no credential with this id');
+    await recordEvent(tx, at, orgId, 'credential.deleted', { person_id: personId, credential_id: credentialId, ...audit });
+  });
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { operatorFields } from '../audit/admin-events.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
@@ -10,6 +11,7 @@ import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { checkCredentialLabel, createPersonCredential } from './create-credential.ts';
 import type { CredentialType, CredentialTypeContext } from './credential-type.ts';
 import { deletePersonCredential } from './delete-credential.ts';
@@ -31,7 +33,7 @@ export interface CredentialRouteOptions {
   now: () => number;
 }
 
-type CredentialRouteStore = CredentialStore & PersonStore & OrganizationStore & AuditStore & AuthnAttemptStore;
+type CredentialRouteStore = CredentialStore & PersonStore & OrganizationStore & AuditStore & AuthnAttemptStore & TransactionalStore;
 
 /**
  * POST, GET and DELETE /persons/{person_id}/credentials (admin key). The routes choose a
@@ -78,7 +80,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
           type: type.type,
           label: body.label ?? null,
           prepared,
-          audit: { api_key_id: key.id },
+          audit: operatorFields({ kind: 'api_key', apiKeyId: key.id }),
           at: now(),
         });
         if (!credential) throw personNotFound();
@@ -115,7 +117,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
         const { org, key } = tenantOf(request);
         const { person_id: personId, credential_id: credentialId } = request.params;
         if (!(await store.getPerson(org.id, personId))) throw personNotFound();
-        await deletePersonCredential(store, { orgId: org.id, personId, credentialId, audit: { api_key_id: key.id }, at: now() });
+        await deletePersonCredential(store, { orgId: org.id, personId, credentialId, audit: operatorFields({ kind: 'api_key', apiKeyId: key.id }), at: now() });
         return reply.code(204).send(null);
       },
     );

@@ -1,3 +1,4 @@
+import { cliOperator } from '../audit/admin-events.ts';
 import { newId } from '../crypto/ids.ts';
 import { createOrganization, replaceAdminKey } from '../organizations/create-organization.ts';
 import type { RunningService } from '../service.ts';
@@ -36,7 +37,7 @@ export async function ensureDemoOrganization(
     const apiKey = reusable ? kept.adminKey : await replaceAdminKey(store, existing.id, DEMO_KEY);
     return { orgId: existing.id, apiKey, created: false, personId: person.id };
   }
-  const { org, apiKey } = await createOrganization(store, DEMO_ORG, DEMO_KEY);
+  const { org, apiKey } = await createOrganization(store, DEMO_ORG, { operator: cliOperator(), keyName: DEMO_KEY });
   const personId = newId('per');
   await store.createPerson({
     id: personId,

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { strangerPressureMetric } from '../authn/lockout-pressure.ts';
 import { authnRoutes, loginServices } from '../authn/routes.ts';
 import { webauthnRoutes } from '../authn/webauthn/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
@@ -90,9 +91,9 @@ export async function buildApp({
   const openapi = openapiDocument(app);
 
   await app.register(opsRoutes(readinessProbe({ store, keys, stopping }), registry, openapi));
-  await app.register(organizationRoutes(store, { dev: config.dev }));
-  await app.register(personRoutes(store));
-  await app.register(oauthClientRoutes(store));
+  await app.register(organizationRoutes(store, { dev: config.dev, now }));
+  await app.register(personRoutes(store, now));
+  await app.register(oauthClientRoutes(store, now));
 
   const tokenContext = { store, keys, issuer, now };
   const tokenIssuer = new TokenIssuer(tokenContext);
@@ -111,8 +112,11 @@ export async function buildApp({
   registerMetadata(app, keys, issuer);
   await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
+  // One metric for both doors of login: a counter is the same whichever door counted on it.
+  const strangers = strangerPressureMetric(registry);
   const logins = loginServices({
     store,
+    strangers,
     issuer: tokenIssuer,
     context: credentialTypeContext(config.secret),
     now,
@@ -122,7 +126,7 @@ export async function buildApp({
   });
   app.addHook('onClose', () => logins.close());
   await app.register(authnRoutes(logins, deps.reader));
-  const webauthn = { store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now };
+  const webauthn = { store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now, strangers };
   await app.register(webauthnRoutes(webauthn));
   await app.register(auditRoutes(store));
   const connections = { store, box: connectionSecretBox(config.secret), issuer, dev: config.dev, now };

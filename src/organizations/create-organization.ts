@@ -1,6 +1,8 @@
+import { type Operator, recordAdminEvent } from '../audit/admin-events.ts';
 import { organizationConfigDefaults } from '../config/defaults.ts';
 import { newId } from '../crypto/ids.ts';
 import type { ApiKeyKind, Organization, OrganizationStore } from '../store/organizations/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { newApiKey } from './api-keys.ts';
 
 export interface CreatedOrganization {
@@ -16,12 +18,24 @@ export class InvalidArgumentError extends Error {
   readonly code = 'INVALID_ARGUMENT';
 }
 
-export async function createOrganization(store: OrganizationStore, name: string, keyName = 'first-admin-key'): Promise<CreatedOrganization> {
+/**
+ * Creates an organisation with its first admin key and, with an `operator` (the CLI's
+ * create-org and demo), its first audit event naming them. Test fixtures that seed a database
+ * pass none, so that a test's audit log holds only what the test did.
+ */
+export async function createOrganization(
+  store: TransactionalStore,
+  name: string,
+  { operator, keyName = 'first-admin-key' }: { operator?: Operator; keyName?: string } = {},
+): Promise<CreatedOrganization> {
   if (!NAME.test(name)) throw new InvalidArgumentError('--name: must be 1 to 100 characters, without leading or trailing spaces');
   const now = Date.now();
   const org: Organization = { id: newId('org', now), name, config: structuredClone(organizationConfigDefaults), createdAt: now };
   const { key, secret } = newApiKey(org.id, keyName, 'admin', now);
-  await store.createOrganization(org, key);
+  await store.inTransaction(async (tx) => {
+    await tx.createOrganization(org, key);
+    if (operator) await recordAdminEvent(tx, now, org.id, operator, 'organization.created', { name, first_key_id: key.id, first_key_name: keyName });
+  });
   return { org, apiKey: secret };
 }
 

@@ -1,8 +1,9 @@
 import { type Static, Type } from 'typebox';
+import { type Operator, recordAdminEvent } from '../audit/admin-events.ts';
 import { clientDefaults } from '../config/defaults.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import { scopeTokenPattern } from '../oauth/scope.ts';
-import type { ClientStore } from '../store/clients/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { accessTokenFormats, clientGrantTypes, type OAuthClient } from '../store/types.ts';
 
 export const ClientFields = {
@@ -25,11 +26,15 @@ export const NewClient = Type.Object(
 );
 export type NewClient = Static<typeof NewClient>;
 
-/** Registers a client NewClient admitted; the secret in clear is returned once, only its hash is stored. */
+/**
+ * Registers a client NewClient admitted; the secret in clear is returned once, only its hash is
+ * stored. Each change here commits with its audit event naming the operator (never the secret).
+ */
 export async function createOAuthClient(
-  store: ClientStore,
+  store: TransactionalStore,
   orgId: string,
   request: NewClient,
+  operator: Operator,
   now = Date.now(),
 ): Promise<{ client: OAuthClient; secret: string }> {
   const secret = newSecret('tcs');
@@ -44,12 +49,39 @@ export async function createOAuthClient(
     secretHash: hashSecret(secret),
     createdAt: now,
   };
-  await store.createClient(client);
+  await store.inTransaction(async (tx) => {
+    await tx.createClient(client);
+    await recordAdminEvent(tx, now, orgId, operator, 'client.created', {
+      client_id: client.id,
+      client_name: client.name,
+      grant_types: client.grantTypes,
+      scopes: client.scopes,
+    });
+  });
   return { client, secret };
 }
 
 /** A new secret for the client, the old one refused from now on; undefined when no such client. */
-export async function rotateOAuthClientSecret(store: ClientStore, orgId: string, clientId: string): Promise<string | undefined> {
+export function rotateOAuthClientSecret(
+  store: TransactionalStore,
+  orgId: string,
+  clientId: string,
+  operator: Operator,
+  now = Date.now(),
+): Promise<string | undefined> {
   const secret = newSecret('tcs');
-  return (await store.replaceClientSecret(orgId, clientId, hashSecret(secret))) ? secret : undefined;
+  return store.inTransaction(async (tx) => {
+    if (!(await tx.replaceClientSecret(orgId, clientId, hashSecret(secret)))) return undefined;
+    await recordAdminEvent(tx, now, orgId, operator, 'client.secret_rotated', { client_id: clientId });
+    return secret;
+  });
+}
+
+/** Deletes the client and revokes its opaque tokens (ClientStore.deleteClient), with its event; false when no such client. */
+export function deleteOAuthClient(store: TransactionalStore, orgId: string, clientId: string, operator: Operator, now = Date.now()): Promise<boolean> {
+  return store.inTransaction(async (tx) => {
+    if (!(await tx.deleteClient(orgId, clientId, now))) return false;
+    await recordAdminEvent(tx, now, orgId, operator, 'client.deleted', { client_id: clientId });
+    return true;
+  });
 }

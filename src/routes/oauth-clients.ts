@@ -6,8 +6,9 @@ import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import type { OAuthClient } from '../store/types.ts';
-import { ClientFields, createOAuthClient, NewClient, rotateOAuthClientSecret } from './oauth-client-admin.ts';
+import { ClientFields, createOAuthClient, deleteOAuthClient, NewClient, rotateOAuthClientSecret } from './oauth-client-admin.ts';
 
 const ClientView = Type.Object({ client_id: Type.String(), ...ClientFields, created_at: Type.String({ format: 'date-time' }) });
 const Secret = Type.Object({ client_secret: Type.String({ description: 'Shown once; only its hash is stored' }) });
@@ -25,7 +26,8 @@ function presentClient(client: OAuthClient) {
   };
 }
 
-export function oauthClientRoutes(store: ClientStore & OrganizationStore): FastifyPluginAsyncTypebox {
+/** `now`: the app's clock, which stamps what is created and the audit events. */
+export function oauthClientRoutes(store: ClientStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['oauth2 clients'];
@@ -44,7 +46,8 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore): Fasti
         },
       },
       async (request, reply) => {
-        const { client, secret } = await createOAuthClient(store, tenantOf(request).org.id, request.body);
+        const { org, key } = tenantOf(request);
+        const { client, secret } = await createOAuthClient(store, org.id, request.body, { kind: 'api_key', apiKeyId: key.id }, now());
         return reply.code(201).send({ result: { ...presentClient(client), client_secret: secret } });
       },
     );
@@ -79,7 +82,8 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore): Fasti
       },
       async (request, reply) => {
         // Revokes the client's opaque tokens in the same transaction (see ClientStore.deleteClient).
-        if (!(await store.deleteClient(tenantOf(request).org.id, request.params.client_id, Date.now()))) throw notFound();
+        const { org, key } = tenantOf(request);
+        if (!(await deleteOAuthClient(store, org.id, request.params.client_id, { kind: 'api_key', apiKeyId: key.id }, now()))) throw notFound();
         return reply.code(204).send(null);
       },
     );
@@ -96,7 +100,8 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore): Fasti
         },
       },
       async (request) => {
-        const secret = await rotateOAuthClientSecret(store, tenantOf(request).org.id, request.params.client_id);
+        const { org, key } = tenantOf(request);
+        const secret = await rotateOAuthClientSecret(store, org.id, request.params.client_id, { kind: 'api_key', apiKeyId: key.id }, now());
         if (secret === undefined) throw notFound();
         return { result: { client_id: request.params.client_id, client_secret: secret } };
       },

@@ -1,7 +1,9 @@
 import { type Static, Type } from 'typebox';
+import { type Operator, recordAdminEvent } from '../audit/admin-events.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 import { invalidField } from '../errors/api-error.ts';
-import type { Organization, OrganizationConfig, OrganizationStore } from '../store/organizations/store.ts';
+import type { Organization, OrganizationConfig } from '../store/organizations/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { checkOrganizationConfig } from './organization-config-rules.ts';
 
 export const ConfigView = Type.Object({
@@ -37,15 +39,29 @@ export type ConfigPatch = Static<typeof ConfigPatch>;
  * organisation is gone.
  */
 export function changeOrganizationConfig(
-  store: OrganizationStore,
+  store: TransactionalStore,
   orgId: string,
   patch: ConfigPatch,
   options: { dev: boolean },
+  operator: Operator,
+  now = Date.now(),
 ): Promise<Organization | undefined> {
-  return store.updateOrganizationConfig(orgId, (current) => {
-    const config: OrganizationConfig = { ...current, ...patch };
-    const problem = checkOrganizationConfig(config, options);
-    if (problem) throw invalidField(`body.${problem.field}`, problem.rule);
-    return config;
+  return store.inTransaction(async (tx) => {
+    let changed: string[] = [];
+    const updated = await tx.updateOrganizationConfig(orgId, (current) => {
+      const config: OrganizationConfig = { ...current, ...patch };
+      const problem = checkOrganizationConfig(config, options);
+      if (problem) throw invalidField(`body.${problem.field}`, problem.rule);
+      changed = changedFields(current, config);
+      return config;
+    });
+    // The field names only: a value may be long (a list of SPIFFE ids), and the log says who changed what.
+    if (updated) await recordAdminEvent(tx, now, orgId, operator, 'organization.config_changed', { fields: changed });
+    return updated;
   });
+}
+
+/** The configuration fields whose values differ, in the configuration's order. */
+function changedFields(before: OrganizationConfig, after: OrganizationConfig): string[] {
+  return (Object.keys(after) as (keyof OrganizationConfig)[]).filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]));
 }

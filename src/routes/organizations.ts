@@ -6,6 +6,7 @@ import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import { createApiKey, revokeApiKey } from '../organizations/api-keys.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { type ApiKey, apiKeyKinds } from '../store/types.ts';
 import { ConfigPatch, ConfigView, changeOrganizationConfig } from './organization-config.ts';
 
@@ -30,7 +31,7 @@ function presentKey(key: ApiKey) {
 }
 
 /** Organisation-level operations; all need an admin key of the organisation. */
-export function organizationRoutes(store: OrganizationStore, options: { dev: boolean }): FastifyPluginAsyncTypebox {
+export function organizationRoutes(store: OrganizationStore & TransactionalStore, options: { dev: boolean; now: () => number }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['organizations'];
@@ -42,7 +43,8 @@ export function organizationRoutes(store: OrganizationStore, options: { dev: boo
         schema: { tags, security, summary: 'Create an API key (shown once)', body: NewApiKey, response: { 201: Envelope(CreatedApiKey), ...commonErrors } },
       },
       async (request, reply) => {
-        const { key, secret } = await createApiKey(store, tenantOf(request).org.id, request.body);
+        const { org, key: caller } = tenantOf(request);
+        const { key, secret } = await createApiKey(store, org.id, request.body, { kind: 'api_key', apiKeyId: caller.id }, options.now());
         return reply.code(201).send({ result: { ...presentKey(key), api_key: secret } });
       },
     );
@@ -80,7 +82,7 @@ export function organizationRoutes(store: OrganizationStore, options: { dev: boo
         // The caller keeps its own key; revokeApiKey also refuses the last admin key, which
         // matters when the console revokes one at the same time.
         if (request.params.key_id === key.id) throw new ApiError('CONFLICT', 'path.key_id: is the key making this request; revoke it with another admin key');
-        await revokeApiKey(store, org.id, request.params.key_id, 'path.key_id');
+        await revokeApiKey(store, org.id, request.params.key_id, 'path.key_id', { kind: 'api_key', apiKeyId: key.id }, options.now());
         return reply.code(204).send(null);
       },
     );
@@ -105,7 +107,8 @@ export function organizationRoutes(store: OrganizationStore, options: { dev: boo
         },
       },
       async (request) => {
-        const updated = await changeOrganizationConfig(store, tenantOf(request).org.id, request.body, options);
+        const { org, key } = tenantOf(request);
+        const updated = await changeOrganizationConfig(store, org.id, request.body, options, { kind: 'api_key', apiKeyId: key.id }, options.now());
         if (!updated) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: the organisation was deleted');
         return { result: updated.config };
       },

@@ -5,11 +5,12 @@ import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
-import type { ConsoleSessionStore } from '../store/console-sessions/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
-import type { AccessActor, AccessOutcome, PersonAccess, PersonStore } from '../store/persons/store.ts';
+import type { PersonStore } from '../store/persons/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
 import { type Handle, handleTypes, type Person, type PersonRole, personRoles } from '../store/types.ts';
 import { normaliseHandles } from './handles.ts';
+import { changePersonAccess, createPerson, deletePerson } from './person-changes.ts';
 
 const HandleSchema = Type.Object(
   {
@@ -46,41 +47,25 @@ export function presentPerson(person: Person) {
 }
 
 /** A new person of `orgId` from what a caller gave, its handles in canonical form (400 naming `field` otherwise). */
-export function newPerson(orgId: string, given: { handles: readonly Handle[]; roles?: PersonRole[]; console?: boolean }, field?: string): Person {
+export function newPerson(
+  orgId: string,
+  given: { handles: readonly Handle[]; roles?: PersonRole[]; console?: boolean },
+  field?: string,
+  at = Date.now(),
+): Person {
   return {
-    id: newId('per'),
+    id: newId('per', at),
     orgId,
     handles: normaliseHandles(given.handles, field),
     roles: given.roles ?? [],
     console: given.console ?? false,
-    createdAt: Date.now(),
+    createdAt: at,
     generation: 0,
   };
 }
 
-/**
- * Changes a person's roles or console membership (404 for an unknown id). A change of roles
- * raises their generation (design §5), which ends their person JWTs and console sessions.
- * Taken out of the console, their console sessions end here; a sign-in racing this change is
- * refused on its next request anyway, since the console reads membership on every request.
- * `actor`: the person whose console session asks (the console's own door); their change holds
- * only while that session's generation is theirs ('actor_ended' otherwise, nothing changed).
- */
-export async function changePersonAccess(
-  store: PersonStore & ConsoleSessionStore,
-  orgId: string,
-  id: string,
-  access: PersonAccess,
-  at: number,
-  actor?: AccessActor,
-): Promise<Exclude<AccessOutcome, { kind: 'not_found' }>> {
-  const outcome = await store.setPersonAccess(orgId, id, access, at, actor);
-  if (outcome.kind === 'not_found') throw personNotFound();
-  if (outcome.kind === 'changed' && access.console === false) await store.deleteConsoleSessionsOfPerson(orgId, id);
-  return outcome;
-}
-
-export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSessionStore): FastifyPluginAsyncTypebox {
+/** `now`: the app's clock, which stamps what is created, generation raises and the audit events. */
+export function personRoutes(store: PersonStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['persons'];
@@ -92,8 +77,9 @@ export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSes
         schema: { tags, security, summary: 'Create a person', body: NewPerson, response: { 201: Envelope(PersonView), ...commonErrors } },
       },
       async (request, reply) => {
-        const person = newPerson(tenantOf(request).org.id, request.body);
-        await store.createPerson(person);
+        const { org, key } = tenantOf(request);
+        const person = newPerson(org.id, request.body, undefined, now());
+        await createPerson(store, person, { kind: 'api_key', apiKeyId: key.id }, person.createdAt);
         return reply.code(201).send({ result: presentPerson(person) });
       },
     );
@@ -134,7 +120,8 @@ export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSes
         },
       },
       async (request) => {
-        const outcome = await changePersonAccess(store, tenantOf(request).org.id, request.params.person_id, request.body, Date.now());
+        const { org, key } = tenantOf(request);
+        const outcome = await changePersonAccess(store, org.id, request.params.person_id, request.body, now(), { kind: 'api_key', apiKeyId: key.id });
         if (outcome.kind !== 'changed') throw new TypeError('a change by an API key has no actor whose session could end');
         return { result: presentPerson(outcome.person) };
       },
@@ -146,9 +133,10 @@ export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSes
         schema: { tags, security, summary: 'Delete a person and everything of theirs', params: PersonParams, response: { 204: Type.Null(), ...commonErrors } },
       },
       async (request, reply) => {
-        // Their opaque tokens are revoked in the same transaction; their JWTs, which cannot be
-        // revoked, are refused at exchange because the person is looked up there.
-        if (!(await store.deletePerson(tenantOf(request).org.id, request.params.person_id, Date.now()))) throw personNotFound();
+        // An admin key may delete any person: the API is the way back for an organisation
+        // left without a console administrator.
+        const { org, key } = tenantOf(request);
+        await deletePerson(store, org.id, request.params.person_id, now(), { kind: 'api_key', apiKeyId: key.id }, { keepingAConsoleAdmin: false });
         return reply.code(204).send(null);
       },
     );

@@ -12,9 +12,10 @@ import { sqlRateLimitStore } from './rate-limits/sql.ts';
 import { sqlSecondFactorTicketStore } from './second-factor-tickets/sql.ts';
 import { sqlSigningKeyStore } from './signing-keys/sql.ts';
 import type { SqlDriver } from './sql-driver.ts';
-import { PURGED_TABLES, type Store, type StoreConnection } from './store.ts';
+import { PURGED_TABLES, type Store, type StoreConnection, type TransactionalStore } from './store.ts';
 import { revokeTokensOfParty, sqlTokenStore } from './tokens/sql.ts';
 import { sqlTotpEnrolmentStore } from './totp-enrolments/sql.ts';
+import { transactionBoundDriver } from './transaction-bound.ts';
 import { sqlEmailVerificationStore } from './verifications/sql.ts';
 import { sqlWebAuthnChallengeStore } from './webauthn-challenges/sql.ts';
 
@@ -32,6 +33,7 @@ export function sqlStore(db: SqlDriver): Store {
   // Typed as the intersection of the parts, so leaving a module out fails to compile here.
   const store: Store = composeStores(
     connection(db),
+    transactions(db),
     sqlOrganizationStore(db),
     sqlPersonStore(db, onPartyDeleted, onGenerationRaised),
     sqlClientStore(db, onPartyDeleted),
@@ -50,6 +52,13 @@ export function sqlStore(db: SqlDriver): Store {
     sqlSecondFactorTicketStore(db),
   );
   return store;
+}
+
+/** Several module stores' writes as one: the whole store again, over one transaction (see transaction-bound.ts). */
+function transactions(db: SqlDriver): TransactionalStore {
+  return {
+    inTransaction: (fn) => db.transaction((tx) => fn(sqlStore(transactionBoundDriver(db.dialect, tx)))),
+  };
 }
 
 function connection(db: SqlDriver): StoreConnection {

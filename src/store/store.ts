@@ -42,6 +42,16 @@ export const PURGED_TABLES = [
 ] as const;
 export type PurgedTable = (typeof PURGED_TABLES)[number];
 
+/** Changes of several modules that must commit together, such as a change and its audit event. */
+export interface TransactionalStore {
+  /**
+   * Runs `fn` with the whole store bound to one transaction: everything `fn` writes through
+   * `tx` commits when it resolves, nothing when it throws. `fn` must use `tx` only: on SQLite
+   * the outer store waits for this transaction to end.
+   */
+  inTransaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+}
+
 /**
  * Everything the service persists: the sum of the module stores (each declared with its SQL
  * in its own folder beside this file) over one connection. Code that needs one module takes
@@ -53,6 +63,7 @@ export type PurgedTable = (typeof PURGED_TABLES)[number];
  * StorageUnavailableError; a method scoped to an organisation never sees another's rows.
  */
 export type Store = StoreConnection &
+  TransactionalStore &
   OrganizationStore &
   PersonStore &
   ClientStore &

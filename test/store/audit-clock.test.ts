@@ -84,6 +84,8 @@ for (const backend of backends()) {
 
       const events = (await store.listAuditEvents(org.id, undefined, { position: { kind: 'first' }, limit: 10 })).items;
       assert.deepEqual(events.map((e) => [e.type, e.data.result ?? null]).sort(), [
+        ['client.created', null],
+        ['person.created', null],
         ['person.token_minted', null],
         ['token.client_credentials', 'granted'],
         ['token.client_credentials', 'refused'],

@@ -6,9 +6,12 @@ import type { CredentialStore } from '../../store/credentials/store.ts';
 import type { OrganizationStore } from '../../store/organizations/store.ts';
 import type { PersonStore } from '../../store/persons/store.ts';
 import type { SecondFactorTicketStore } from '../../store/second-factor-tickets/store.ts';
+import type { TransactionalStore } from '../../store/store.ts';
 import type { WebAuthnChallengeStore } from '../../store/webauthn-challenges/store.ts';
+import type { StrangerPressure } from '../lockout-pressure.ts';
 
 export type WebAuthnStore = OrganizationStore &
+  TransactionalStore &
   PersonStore &
   CredentialStore &
   AuditStore &
@@ -26,4 +29,6 @@ export interface WebAuthnDeps {
   hashCode: (code: string) => string;
   /** The app's clock: challenge expiry, attempt delays, the token's iat and the audit agree on it. */
   now: () => number;
+  /** Where counters of handles that name no one report nearing the lock (a metric). */
+  strangers?: StrangerPressure;
 }

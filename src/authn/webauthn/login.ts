@@ -168,7 +168,7 @@ export async function authenticateWithPasskey(
 
   let ticket: AttemptTicket;
   try {
-    ticket = await new AttemptLimiter(store, now).begin(target.counter);
+    ticket = await new AttemptLimiter(store, now, deps.strangers).begin(target.counter);
   } catch (error) {
     if (error instanceof ApiError && error.code === 'TOO_MANY_ATTEMPTS') await audit('refused', 'too_many_attempts');
     throw error;

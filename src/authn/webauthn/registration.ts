@@ -1,4 +1,5 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import { operatorFields } from '../../audit/admin-events.ts';
 import { checkCredentialLabel, createPersonCredential } from '../../credentials/create-credential.ts';
 import { readStoredPublicKeyParams, registrationOptions, verifyRegistration } from '../../credentials/public-key/index.ts';
 import { ApiError, invalidField, personNotFound } from '../../errors/api-error.ts';
@@ -112,7 +113,10 @@ export async function finishRegistration(
     label: body.label ?? null,
     // The handle the options' user.id gave the authenticator, so that a login can compare it.
     prepared: { params: withUserHandle({ ...verification.params }, personId), secret: null },
-    audit: { via: 'webauthn_registration', api_key_id: caller.kind === 'admin_key' ? caller.keyId : null },
+    audit: {
+      via: 'webauthn_registration',
+      ...(caller.kind === 'admin_key' ? operatorFields({ kind: 'api_key', apiKeyId: caller.keyId }) : { api_key_id: null }),
+    },
     at: now(),
     ...(firstOnly ? { unlessHolding: firstOnly } : {}),
   });

@@ -11,6 +11,7 @@ import { checkBody, formRefusalOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { type ApiKeyForm, apiKeySecretPage, apiKeysPage, emptyApiKeyForm } from './api-key-pages.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
+import { consoleOperator } from './persons.ts';
 
 const notices: Record<string, string> = { revoked: 'Key revoked: it no longer works.', [CONFIRMED]: CONFIRMED_NOTICE };
 const PAGE = '/console/admin/api-keys';
@@ -43,7 +44,7 @@ export function apiKeyRoutes(deps: ConsoleDeps) {
       const form: ApiKeyForm = { name: field(request.body, 'name').trim(), kind: field(request.body, 'kind') };
       try {
         checkBody(NewApiKey, form);
-        const { key, secret } = await createApiKey(store, org.id, { name: form.name, kind: form.kind as ApiKeyKind }, deps.now());
+        const { key, secret } = await createApiKey(store, org.id, { name: form.name, kind: form.kind as ApiKeyKind }, consoleOperator(who), deps.now());
         return apiKeySecretPage(reply, consoleRequest(request), org, key, secret, false);
       } catch (error) {
         const refusal = formRefusalOf(error);
@@ -56,7 +57,7 @@ export function apiKeyRoutes(deps: ConsoleDeps) {
       const who = signedIn(request, 'admin');
       const { org } = who;
       requireRecentSignIn(deps.now, who, PAGE);
-      const { key, secret } = await rotateApiKey(store, org.id, keyIdOf(request), 'key', deps.now());
+      const { key, secret } = await rotateApiKey(store, org.id, keyIdOf(request), 'key', consoleOperator(who), deps.now());
       return apiKeySecretPage(reply, consoleRequest(request), org, key, secret, true);
     });
 
@@ -65,7 +66,7 @@ export function apiKeyRoutes(deps: ConsoleDeps) {
       const { org } = who;
       requireRecentSignIn(deps.now, who, PAGE);
       try {
-        await revokeApiKey(store, org.id, keyIdOf(request), 'key');
+        await revokeApiKey(store, org.id, keyIdOf(request), 'key', consoleOperator(who), deps.now());
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'CONFLICT') throw error;
         return apiKeysPage(reply, consoleRequest(request), await listOf(org.id, {}), emptyApiKeyForm, { keyErrors: [error.message], status: error.status });

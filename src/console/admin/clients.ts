@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
-import { createOAuthClient, NewClient, rotateOAuthClientSecret } from '../../routes/oauth-client-admin.ts';
+import { createOAuthClient, deleteOAuthClient, NewClient, rotateOAuthClientSecret } from '../../routes/oauth-client-admin.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field, fields } from '../form-body.ts';
@@ -9,6 +9,7 @@ import { noticeFrom } from '../notice.ts';
 import { type ClientForm, clientSecretPage, clientsPage, emptyClientForm } from './client-pages.ts';
 import { formNumber } from './form-values.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
+import { consoleOperator } from './persons.ts';
 
 const notices: Record<string, string> = { deleted: 'Client deleted; its tokens are revoked.' };
 
@@ -43,7 +44,8 @@ export function clientRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/admin/clients', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
       const form: ClientForm = {
         name: field(request.body, 'client_name').trim(),
         grantTypes: fields(request.body, 'grant_types'),
@@ -54,7 +56,7 @@ export function clientRoutes(deps: ConsoleDeps) {
       try {
         const body = requestOf(form);
         checkBody(NewClient, body);
-        const { client, secret } = await createOAuthClient(store, org.id, body as NewClient, deps.now());
+        const { client, secret } = await createOAuthClient(store, org.id, body as NewClient, consoleOperator(who), deps.now());
         return clientSecretPage(reply, consoleRequest(request), client, secret, deps.connections.issuer(), false);
       } catch (error) {
         const refusal = formRefusalOf(error);
@@ -65,17 +67,18 @@ export function clientRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/admin/clients/:client_id/secret', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
       const client = await store.getClient(org.id, clientIdOf(request));
-      const secret = client && (await rotateOAuthClientSecret(store, org.id, client.id));
+      const secret = client && (await rotateOAuthClientSecret(store, org.id, client.id, consoleOperator(who), deps.now()));
       if (!client || secret === undefined) throw notFound();
       return clientSecretPage(reply, consoleRequest(request), client, secret, deps.connections.issuer(), true);
     });
 
     app.post('/console/admin/clients/:client_id/delete', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
       // Revokes the client's opaque tokens in the same transaction, as the API's DELETE does.
-      if (!(await store.deleteClient(org.id, clientIdOf(request), deps.now()))) throw notFound();
+      if (!(await deleteOAuthClient(store, who.org.id, clientIdOf(request), consoleOperator(who), deps.now()))) throw notFound();
       return seeOther(reply, '/console/admin/clients?notice=deleted');
     });
   };

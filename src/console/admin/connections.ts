@@ -12,6 +12,7 @@ import { checkBody, formRefusalOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { connectionPage, connectionsPage, emptyConnectionForm, type IdentityList, type NewConnectionForm, scimTokenPage } from './connection-pages.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
+import { consoleOperator } from './persons.ts';
 
 const IDENTITIES_PER_PAGE = 25;
 const notices: Record<string, string> = { created: 'Connection created.', deleted: 'Connection deleted, with its identities.' };
@@ -48,7 +49,8 @@ export function connectionRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/admin/connections', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
       const form: NewConnectionForm = { name: field(request.body, 'name'), type: field(request.body, 'type'), baseUrl: field(request.body, 'base_url').trim() };
       const bearerToken = field(request.body, 'bearer_token');
       // A form sends its empty inputs; the API's body has no such field at all.
@@ -60,7 +62,7 @@ export function connectionRoutes(deps: ConsoleDeps) {
       };
       try {
         checkBody(NewConnection, body);
-        const { connection, scimToken } = await createConnection(deps.connections, org.id, body as Static<typeof NewConnection>);
+        const { connection, scimToken } = await createConnection(deps.connections, org.id, body as Static<typeof NewConnection>, consoleOperator(who));
         if (scimToken) return scimTokenPage(reply, consoleRequest(request), connection, scimUrl(), scimToken, 'created');
         return seeOther(reply, `/console/admin/connections/${connection.id}?notice=created`);
       } catch (error) {
@@ -87,15 +89,16 @@ export function connectionRoutes(deps: ConsoleDeps) {
     });
 
     app.post('/console/admin/connections/:connection_id/scim-token', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
+      const who = signedIn(request, 'admin');
+      const { org } = who;
       const connection = await connectionOf(org.id, connectionIdOf(request));
-      const token = await rotateScimToken(deps.connections, org.id, connection.id);
+      const token = await rotateScimToken(deps.connections, org.id, connection.id, consoleOperator(who));
       return scimTokenPage(reply, consoleRequest(request), connection, scimUrl(), token, 'rotated');
     });
 
     app.post('/console/admin/connections/:connection_id/delete', async (request, reply) => {
-      const { org } = signedIn(request, 'admin');
-      await removeConnection(deps.connections, org.id, connectionIdOf(request));
+      const who = signedIn(request, 'admin');
+      await removeConnection(deps.connections, who.org.id, connectionIdOf(request), consoleOperator(who));
       return seeOther(reply, '/console/admin/connections?notice=deleted');
     });
   };

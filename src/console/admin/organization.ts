@@ -10,6 +10,7 @@ import { checkBody, FormRefusal, formRefusalOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { formLines, formNumber } from './form-values.ts';
 import { type SettingsForm, settingsFormOf, settingsPage } from './organization-pages.ts';
+import { consoleOperator } from './persons.ts';
 
 const notices: Record<string, string> = { saved: 'Settings saved.', [CONFIRMED]: CONFIRMED_NOTICE };
 const noticeOf = (request: FastifyRequest) => noticeFrom(notices, request.query);
@@ -91,7 +92,7 @@ export function organizationSettingsRoutes(deps: ConsoleDeps) {
         const patch = patchOf(form);
         checkBody(ConfigPatch, patch);
         if (changesPasskeySettings(org.config, patch as ConfigPatch)) requireRecentSignIn(deps.now, who, '/console/admin/organization');
-        if (!(await changeOrganizationConfig(store, org.id, patch as ConfigPatch, { dev }))) {
+        if (!(await changeOrganizationConfig(store, org.id, patch as ConfigPatch, { dev }, consoleOperator(who), deps.now()))) {
           throw new ApiError('ORGANIZATION_NOT_FOUND', 'organization: the organisation was deleted');
         }
         return seeOther(reply, '/console/admin/organization?notice=saved');

@@ -5,6 +5,7 @@ import type { ConsoleRequest } from '../context.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';
 import { type Cursors, pager, withQuery } from './paging.ts';
+import { type AttemptCounterView, attemptCountersSection } from './person-attempts.ts';
 
 export interface NewPersonForm {
   email: string;
@@ -91,6 +92,7 @@ export function personPage(
   ctx: ConsoleRequest,
   person: Person,
   self: boolean,
+  counters: readonly AttemptCounterView[],
   options: { errors?: string[]; status?: number; notice?: string | undefined } = {},
 ) {
   return renderPage(reply, ctx, {
@@ -106,6 +108,7 @@ ${errorSummary(options.errors ?? [])}
   <dt>Console</dt><dd>${person.console ? 'member' : 'not a member'}</dd>
   <dt>Created</dt><dd>${timestamp(person.createdAt)}</dd>
 </dl>
+${attemptCountersSection(counters)}
 <h2>Roles and console membership</h2>
 <form method="post" action="/console/admin/persons/${person.id}/access" class="stack">
   ${csrfField(ctx)}

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Operator } from '../../audit/admin-events.ts';
 import { ApiError, personNotFound } from '../../errors/api-error.ts';
-import { AccessChange, changePersonAccess, NewPerson, newPerson } from '../../routes/persons.ts';
+import { changePersonAccess, createPerson, deletePerson } from '../../routes/person-changes.ts';
+import { AccessChange, NewPerson, newPerson } from '../../routes/persons.ts';
 import type { Handle, Person, PersonRole } from '../../store/types.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, type SignedIn, SignInRequired, seeOther, signedIn } from '../context.ts';
@@ -9,6 +11,7 @@ import { field, fields } from '../form-body.ts';
 import { checkBody, FormRefusal, formRefusalOf, problemsOf } from '../form-refusals.ts';
 import { noticeFrom } from '../notice.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
+import { attemptCountersOf } from './person-attempts.ts';
 import { emptyPersonForm, type NewPersonForm, personPage, personsPage } from './person-pages.ts';
 
 const notices: Record<string, string> = {
@@ -22,7 +25,7 @@ const notices: Record<string, string> = {
  * The person a creation form describes, checked by the API's own rules (its body schema, then
  * normaliseHandles through newPerson); every problem at once, each naming the form's field.
  */
-function personFrom(orgId: string, form: NewPersonForm): Person {
+function personFrom(orgId: string, form: NewPersonForm, at: number): Person {
   const named: [Handle, string][] = [];
   if (form.email !== '') named.push([{ type: 'email_address', value: form.email }, 'email']);
   if (form.phone !== '') named.push([{ type: 'phone_number', value: form.phone }, 'phone']);
@@ -39,12 +42,15 @@ function personFrom(orgId: string, form: NewPersonForm): Person {
     ...(form.email === '' ? ['email: is required (a person signs in to the console with it)'] : []),
     ...problemsOf(() => checkBody(NewPerson, body, renames)),
     ...problemsOf(() => {
-      person = newPerson(orgId, body, 'body.handles');
+      person = newPerson(orgId, body, 'body.handles', at);
     }, renames),
   ];
   if (problems.length > 0 || !person) throw new FormRefusal(400, [...new Set(problems)]);
   return person;
 }
+
+/** The console's operator in audit events: the signed-in person. */
+export const consoleOperator = (who: SignedIn): Operator => ({ kind: 'console', personId: who.person.id });
 
 const noticeOf = (request: FastifyRequest) => noticeFrom(notices, request.query);
 const personIdOf = (request: FastifyRequest) => (request.params as { person_id: string }).person_id;
@@ -92,8 +98,8 @@ export function personRoutes(deps: ConsoleDeps) {
       // Creating a person with roles grants them, as a change of roles does: the same confirmation.
       if (form.roles.length > 0) requireRecentSignIn(deps.now, who, '/console/admin/persons');
       try {
-        const person = personFrom(org.id, form);
-        await store.createPerson(person);
+        const person = personFrom(org.id, form, deps.now());
+        await createPerson(store, person, consoleOperator(who), deps.now());
         return seeOther(reply, `/console/admin/persons/${person.id}?notice=created`);
       } catch (error) {
         const refusal = formRefusalOf(error);
@@ -105,7 +111,9 @@ export function personRoutes(deps: ConsoleDeps) {
     app.get('/console/admin/persons/:person_id', async (request, reply) => {
       const who = signedIn(request, 'admin');
       const person = await personOf(who.org.id, personIdOf(request));
-      return personPage(reply, consoleRequest(request), person, person.id === who.person.id, { notice: noticeOf(request) });
+      return personPage(reply, consoleRequest(request), person, person.id === who.person.id, await attemptCountersOf(deps, person), {
+        notice: noticeOf(request),
+      });
     });
 
     app.post('/console/admin/persons/:person_id/access', async (request, reply) => {
@@ -118,7 +126,8 @@ export function personRoutes(deps: ConsoleDeps) {
         const rolesChange = change.roles.length !== person.roles.length || change.roles.some((role) => !person.roles.includes(role as PersonRole));
         if (rolesChange) requireRecentSignIn(deps.now, who, `/console/admin/persons/${person.id}`);
         const actor = { personId: who.person.id, generation: who.session.generation };
-        const outcome = await changePersonAccess(store, who.org.id, person.id, { ...change, roles: change.roles as PersonRole[] }, deps.now(), actor);
+        const access = { ...change, roles: change.roles as PersonRole[] };
+        const outcome = await changePersonAccess(store, who.org.id, person.id, access, deps.now(), consoleOperator(who), actor);
         // This session's person was demoted, or signed out everywhere, since the request began.
         if (outcome.kind === 'actor_ended') throw new SignInRequired('expired');
         // This very change raised one's own generation: this browser carries on, as after removing a factor.
@@ -129,7 +138,10 @@ export function personRoutes(deps: ConsoleDeps) {
       } catch (error) {
         const refusal = formRefusalOf(error);
         if (!refusal) throw error;
-        return personPage(reply, consoleRequest(request), person, person.id === who.person.id, { errors: refusal.messages, status: refusal.status });
+        return personPage(reply, consoleRequest(request), person, person.id === who.person.id, await attemptCountersOf(deps, person), {
+          errors: refusal.messages,
+          status: refusal.status,
+        });
       }
     });
 
@@ -138,12 +150,16 @@ export function personRoutes(deps: ConsoleDeps) {
       const person = await personOf(who.org.id, personIdOf(request));
       try {
         refuseSelfLockout(who, person.id, 'delete');
+        // Their console sessions go with them (foreign key), as do their handles, credentials and tokens.
+        await deletePerson(store, who.org.id, person.id, deps.now(), consoleOperator(who), { keepingAConsoleAdmin: true });
       } catch (error) {
-        const refusal = formRefusalOf(error)!;
-        return personPage(reply, consoleRequest(request), person, true, { errors: refusal.messages, status: refusal.status });
+        const refusal = formRefusalOf(error);
+        if (!refusal) throw error;
+        return personPage(reply, consoleRequest(request), person, person.id === who.person.id, await attemptCountersOf(deps, person), {
+          errors: refusal.messages,
+          status: refusal.status,
+        });
       }
-      // Their console sessions go with them (foreign key), as do their handles, credentials and tokens.
-      if (!(await store.deletePerson(who.org.id, person.id, deps.now()))) throw personNotFound();
       return seeOther(reply, '/console/admin/persons?notice=deleted');
     });
   };

@@ -5,6 +5,7 @@ import { afterPassword, completeSignIn } from '../../authn/second-factor.ts';
 import { totpMethod } from '../../authn/totp-method.ts';
 import { passkeysConfigured } from '../../authn/webauthn/relying-party.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { signOutEverywhere } from '../../routes/person-changes.ts';
 import type { Organization } from '../../store/types.ts';
 import { type ConsoleRequest, consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
@@ -138,7 +139,7 @@ export function signInRoutes(deps: ConsoleDeps) {
     app.post('/console/sign-out-everywhere', async (request, reply) => {
       const { org, person, session } = signedIn(request);
       // Design §5: every console session of theirs and every person JWT issued before end.
-      await store.raisePersonGeneration(org.id, person.id, deps.now());
+      await signOutEverywhere(store, org.id, person.id, deps.now(), { kind: 'console', personId: person.id });
       await sessions.endEverywhere(reply, session);
       return seeOther(reply, signInAgain('signed-out-everywhere', org));
     });

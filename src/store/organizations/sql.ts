@@ -54,7 +54,7 @@ function insertApiKey(db: SqlExecutor, key: ApiKey): Promise<number> {
  * Serialises the key changes that must see every admin key of the organisation: SQLite's
  * BEGIN IMMEDIATE already serialises writers; PostgreSQL needs the organisation's row lock.
  */
-async function lockOrganization(dialect: SqlDriver['dialect'], tx: SqlExecutor, orgId: string): Promise<void> {
+export async function lockOrganization(dialect: SqlDriver['dialect'], tx: SqlExecutor, orgId: string): Promise<void> {
   if (dialect === 'postgres') await tx.all('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
 }
 

@@ -3,7 +3,9 @@ import { keysetPage } from '../keyset-page.ts';
 import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
 import { type Json, json, time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver, type SqlExecutor } from '../sql-driver.ts';
+import { transactionBoundDriver } from '../transaction-bound.ts';
 import type { Page, PageRequest } from '../types.ts';
+import { isConsoleAdmin, keepsAnotherConsoleAdmin } from './console-admins.ts';
 import type { AccessActor, AccessOutcome, Handle, NewPersonRecord, Person, PersonAccess, PersonStore } from './store.ts';
 
 /**
@@ -124,11 +126,15 @@ export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
 
     setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number, actor?: AccessActor): Promise<AccessOutcome> {
       return db.transaction(async (tx) => {
+        // A console change keeps a console administrator: decided first, under the organisation's lock.
+        const keepsAnother = actor ? await keepsAnotherConsoleAdmin(db.dialect, tx, orgId, id) : true;
         // The row is locked while the roles are compared, so two changes cannot both see the old ones.
         const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
         const [before] = await tx.all<PersonRow>(`SELECT * FROM persons WHERE org_id = $1 AND id = $2${lock}`, [orgId, id]);
         if (!before) return { kind: 'not_found' };
         if (actor && (await actorGeneration(tx, db.dialect, orgId, actor, before)) !== actor.generation) return { kind: 'actor_ended' };
+        const after = { roles: access.roles ?? toPerson(before).roles, console: access.console ?? Boolean(before.console) };
+        if (!keepsAnother && isConsoleAdmin(toPerson(before)) && !isConsoleAdmin(after)) return { kind: 'last_console_admin' };
         const rolesChange = access.roles !== undefined && !sameRoles(toPerson(before).roles, access.roles);
         // One statement: a concurrent change of the other field is never overwritten with a stale value.
         const [row] = await tx.all<PersonRow>(
@@ -148,6 +154,17 @@ export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
 
     deletePerson(orgId: string, id: string, at: number): Promise<boolean> {
       return deleteParty(db, 'persons', onDelete, orgId, id, at);
+    },
+
+    deletePersonKeepingAConsoleAdmin(orgId: string, id: string, at: number): Promise<'deleted' | 'not_found' | 'last_console_admin'> {
+      return db.transaction(async (tx) => {
+        const keepsAnother = await keepsAnotherConsoleAdmin(db.dialect, tx, orgId, id);
+        const [row] = await tx.all<PersonRow>('SELECT * FROM persons WHERE org_id = $1 AND id = $2', [orgId, id]);
+        if (!row) return 'not_found';
+        if (!keepsAnother && isConsoleAdmin(toPerson(row))) return 'last_console_admin';
+        // The deletion's own transaction becomes a savepoint of this one (transaction-bound.ts).
+        return (await deleteParty(transactionBoundDriver(db.dialect, tx), 'persons', onDelete, orgId, id, at)) ? 'deleted' : 'not_found';
+      });
     },
   };
 }

@@ -3,6 +3,7 @@ import { hashSecret } from '../crypto/ids.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { ConnectionStore, IdentityConnection } from '../store/connections/store.ts';
 import type { IdentityStore } from '../store/identities/store.ts';
+import { checkScimBodyBounds } from './body-bounds.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { SCIM_CONTENT_TYPE, ScimError, scimErrorBody, sendScimError } from './errors.ts';
 import { usersRoutes } from './users-routes.ts';
@@ -26,10 +27,19 @@ export function scimServer({ store, issuer, now }: ScimDeps): FastifyPluginAsync
   return async (app) => {
     const baseUrl = () => `${issuer()}${SCIM_PREFIX}`;
     // Entra sends application/scim+json, Okta application/json (and a Content-Type even on GETs).
+    // Both are parsed here, in the SCIM scope, so SCIM's own bounds (depth, member count) hold
+    // before anything walks the body, whatever the service-wide JSON parser does.
     const parseJson = app.getDefaultJsonParser('error', 'error');
-    app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, (request, body, done) =>
-      body === '' ? done(null, undefined) : parseJson(request, body as string, done),
-    );
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser(['application/scim+json', 'application/json'], { parseAs: 'string' }, (request, body, done) => {
+      if (body === '') return done(null, undefined);
+      try {
+        checkScimBodyBounds(body as string);
+      } catch (error) {
+        return done(error as ScimError, undefined);
+      }
+      parseJson(request, body as string, done);
+    });
     app.setErrorHandler(sendScimError);
     app.setNotFoundHandler((request, reply) => {
       const status = 404;

@@ -1,6 +1,6 @@
 import { foldCoreSchemaMember } from '../../scim/core-schema-fold.ts';
 import { identityFields } from '../../scim/user-resource.ts';
-import { json, type Json, time } from '../rows.ts';
+import { type Json, json, time } from '../rows.ts';
 import type { SqlExecutor } from '../sql-driver.ts';
 import { caseKey } from './store.ts';
 

@@ -1,6 +1,6 @@
 import { ScimError } from './errors.ts';
 import { type PatchTarget, parsePatchPath } from './patch-path.ts';
-import { USER_SCHEMA } from './schema.ts';
+import { type AttributeDef, findAttribute, USER_SCHEMA } from './schema.ts';
 import { namesWholeSchema } from './schema-urns.ts';
 import { isObject, normaliseUser } from './user-resource.ts';
 
@@ -112,7 +112,7 @@ function apply(doc: Doc, op: Op, target: PatchTarget, value: unknown): void {
     // Entra sends the single-valued `manager` as a one-element array (fixtures E8).
     const single = Array.isArray(value) && value.length === 1 && target.def?.type === 'complex' ? value[0] : value;
     // A complex value merges into the existing one (RFC 7644 §3.5.2.1 and .3).
-    holder[name] = isObject(single) && isObject(holder[name]) ? { ...holder[name], ...single } : single;
+    holder[name] = isObject(single) && isObject(holder[name]) ? { ...holder[name], ...canonicalKeys(single, target.def) } : single;
   }
 }
 
@@ -126,7 +126,8 @@ function applyFiltered(holder: Doc, op: Op, target: PatchTarget, value: unknown)
     holder[name] = target.sub ? items.map((item) => (selected(item) ? omit(item as Doc, target.sub!) : item)) : items.filter((item) => !selected(item));
     return;
   }
-  const replacement = (item: Doc): Doc => (target.sub ? { ...item, [target.sub]: value } : isObject(value) ? { ...item, ...value } : item);
+  const replacement = (item: Doc): Doc =>
+    target.sub ? { ...item, [target.sub]: value } : isObject(value) ? { ...item, ...canonicalKeys(value, target.def) } : item;
   if (!target.sub && value === null) {
     holder[name] = items.filter((item) => !selected(item));
     return;
@@ -140,4 +141,12 @@ function applyFiltered(holder: Doc, op: Op, target: PatchTarget, value: unknown)
 function omit(item: Doc, key: string): Doc {
   const { [key]: _, ...rest } = item;
   return rest;
+}
+
+/**
+ * Sub-attribute names as the schema spells them, so that a merge replaces `familyName` when
+ * `familyname` is sent (RFC 7643 §2.1: names are case-insensitive) instead of keeping both.
+ */
+function canonicalKeys(value: Doc, def: AttributeDef | undefined): Doc {
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [findAttribute(def?.subAttributes, key)?.name ?? key, v]));
 }

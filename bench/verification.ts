@@ -199,7 +199,16 @@ async function prepare(env: Record<string, string>, url: string, requests: numbe
           name: { givenName: 'Bench', familyName: `User ${i}` },
         });
         ids[i] = newId('idn', at);
-        await store.createIdentity({ id: ids[i]!, orgId, connectionId, ...identityFields(attributes), attributes, createdAt: at, updatedAt: at });
+        await store.createIdentity({
+          id: ids[i]!,
+          orgId,
+          connectionId,
+          ...identityFields(attributes),
+          deactivatedAt: null,
+          attributes,
+          createdAt: at,
+          updatedAt: at,
+        });
       });
       return ids;
     };

@@ -9,7 +9,10 @@ export interface DirectoryIdentity {
   identityId: string;
   /** As the directory holds it (case kept); null when the identity has no email. */
   email: string | null;
-  active: boolean;
+  /** As the directory holds it; null when the identity has no `active` (never sent, or removed). */
+  active: boolean | null;
+  /** Whether it was ever deactivated: then a missing `active` is no reactivation (verification's isActive). */
+  deactivatedBefore: boolean;
   displayName: string | null;
 }
 
@@ -44,7 +47,14 @@ export function identityDirectory(store: ConnectionStore & IdentityStore, box: S
           ? await store.getIdentity(orgId, connectionId, by.identityId)
           : (await store.findIdentities(orgId, connectionId, { conditions: [{ attribute: 'email', value: by.email }], offset: 0, count: 1 })).items[0];
       // usableEmail again: a row written before SCIM checked emails may hold a list.
-      return identity && { identityId: identity.id, email: usableEmail(identity.email), active: identity.active, displayName: identity.displayName };
+      if (!identity) return undefined;
+      return {
+        identityId: identity.id,
+        email: usableEmail(identity.email),
+        active: typeof identity.attributes.active === 'boolean' ? identity.active : null,
+        deactivatedBefore: identity.deactivatedAt !== null,
+        displayName: identity.displayName,
+      };
     },
   };
 }

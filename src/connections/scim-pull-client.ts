@@ -118,7 +118,8 @@ function toIdentity(resource: unknown): DirectoryIdentity {
   const emails = Array.isArray(resource.emails) ? resource.emails.filter(isObject) : [];
   const name = isObject(resource.name) ? resource.name : undefined;
   const fields = identityFields({ ...resource, active, emails, name });
-  return { identityId: resource.id, email: fields.email, active: fields.active, displayName: fields.displayName };
+  // The provider keeps no deactivation history we can read: a missing `active` is already false here.
+  return { identityId: resource.id, email: fields.email, active: fields.active, deactivatedBefore: false, displayName: fields.displayName };
 }
 
 /** The guarded lookup's refusal, wherever undici wrapped it (an AggregateError, a cause). */

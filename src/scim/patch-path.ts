@@ -1,12 +1,12 @@
 import { ScimError } from './errors.ts';
 import { comparisonValue, tokenize } from './filter.ts';
-import { type AttributeDef, ENTERPRISE_SCHEMA, enterpriseAttributes, findAttribute, isSchemaUrn, userAttributes } from './schema.ts';
+import { type AttributeDef, ENTERPRISE_SCHEMA, enterpriseAttributes, findAttribute, isSchemaUrn, USER_SCHEMA, userAttributes } from './schema.ts';
 
 /** A PATCH path resolved against the schema (RFC 7644 §3.5.2 `attrPath [valFilter] [.subAttr]`). */
 export interface PatchTarget {
   /** Where the attribute lives: the resource itself, or an extension's object in it. */
   container: 'core' | string;
-  /** Canonical attribute name; undefined when the path names a whole extension. */
+  /** Canonical attribute name; undefined when the path names a whole schema (an extension, or the core one). */
   attribute?: string;
   def?: AttributeDef;
   /** `emails[type eq "work"]`: the sub-attribute and value the selected values have. */
@@ -23,9 +23,15 @@ export function parsePatchPath(path: string): PatchTarget {
   if (path.length > 512) throw new ScimError('invalidPath', 'path: is longer than 512 characters');
   let container = 'core';
   let rest = path;
-  if (path.toLowerCase().startsWith('urn:')) {
-    if (path.toLowerCase() === ENTERPRISE_SCHEMA.toLowerCase()) return { container: ENTERPRISE_SCHEMA };
-    if (path.toLowerCase().startsWith(`${ENTERPRISE_SCHEMA.toLowerCase()}:`)) {
+  const lower = path.toLowerCase();
+  // The core schema URN qualifies core attributes (RFC 7644 §3.10); it is never an extension.
+  if (lower === USER_SCHEMA.toLowerCase()) return { container: 'core' };
+  const qualified = lower.startsWith(`${USER_SCHEMA.toLowerCase()}:`);
+  if (qualified) {
+    rest = path.slice(USER_SCHEMA.length + 1);
+  } else if (lower.startsWith('urn:')) {
+    if (lower === ENTERPRISE_SCHEMA.toLowerCase()) return { container: ENTERPRISE_SCHEMA };
+    if (lower.startsWith(`${ENTERPRISE_SCHEMA.toLowerCase()}:`)) {
       container = ENTERPRISE_SCHEMA;
       rest = path.slice(ENTERPRISE_SCHEMA.length + 1);
     } else {
@@ -49,7 +55,7 @@ export function parsePatchPath(path: string): PatchTarget {
   }
   // Entra names Enterprise attributes bare (`manager`, fixtures E8): look there second.
   let def = findAttribute(container === 'core' ? userAttributes : enterpriseAttributes, name);
-  if (!def && container === 'core') {
+  if (!def && container === 'core' && !qualified) {
     def = findAttribute(enterpriseAttributes, name);
     if (def) container = ENTERPRISE_SCHEMA;
   }

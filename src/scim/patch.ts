@@ -1,6 +1,7 @@
 import { ScimError } from './errors.ts';
 import { type PatchTarget, parsePatchPath } from './patch-path.ts';
-import { isSchemaUrn } from './schema.ts';
+import { type AttributeDef, findAttribute, USER_SCHEMA } from './schema.ts';
+import { namesWholeSchema } from './schema-urns.ts';
 import { isObject, normaliseUser } from './user-resource.ts';
 
 export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -49,27 +50,37 @@ export function parsePatchBody(body: unknown): PatchOperation[] {
 export function applyPatch(attributes: Doc, operations: readonly PatchOperation[]): Doc {
   const doc = structuredClone(attributes);
   for (const operation of operations) {
-    if (operation.path !== undefined) {
-      apply(doc, operation.op, parsePatchPath(operation.path), operation.value);
-      continue;
-    }
     // Path-less (Okta's {"op":"replace","value":{"active":false}}, Entra's flag form with
-    // dotted keys such as "name.givenName", fixtures E6/O5): each key is itself a path.
-    if (operation.op === 'remove') throw new ScimError('noTarget', 'path: is required for remove');
-    if (!isObject(operation.value)) throw new ScimError('invalidValue', 'value: must be an object of attribute paths when path is omitted');
-    for (const [key, value] of Object.entries(operation.value)) {
-      if (key === 'id' || key === 'meta' || key === 'schemas') continue;
-      if (isSchemaUrn(key) && isObject(value)) {
-        for (const [sub, v] of Object.entries(value)) apply(doc, operation.op, parsePatchPath(`${key}:${sub}`), v);
-      } else {
-        apply(doc, operation.op, parsePatchPath(key), value);
-      }
-    }
+    // dotted keys such as "name.givenName", fixtures E6/O5) is the whole User as target.
+    if (operation.path === undefined && operation.op === 'remove') throw new ScimError('noTarget', 'path: is required for remove');
+    apply(doc, operation.op, operation.path === undefined ? { container: 'core' } : parsePatchPath(operation.path), operation.value);
   }
   return normaliseUser(doc);
 }
 
+/**
+ * A value object addressed to the whole User: each key is itself a path, in any form a path may
+ * take (short, dotted, fully qualified, filtered), and a key naming a whole schema holds that
+ * schema's attributes, each applied as `<schema URN>:<attribute>`.
+ */
+function applyMembers(doc: Doc, op: Op, value: unknown): void {
+  if (!isObject(value)) throw new ScimError('invalidValue', 'value: must be an object of attribute paths when path is omitted or names the User schema');
+  for (const [key, member] of Object.entries(value)) {
+    if (['id', 'meta', 'schemas'].includes(key.toLowerCase())) continue;
+    if (namesWholeSchema(key) && isObject(member)) {
+      for (const [name, v] of Object.entries(member)) apply(doc, op, parsePatchPath(`${key}:${name}`), v);
+    } else {
+      apply(doc, op, parsePatchPath(key), member);
+    }
+  }
+}
+
 function apply(doc: Doc, op: Op, target: PatchTarget, value: unknown): void {
+  if (target.container === 'core' && target.attribute === undefined) {
+    if (op === 'remove') throw new ScimError('invalidPath', `path: ${USER_SCHEMA} names the whole User; name an attribute to remove`);
+    applyMembers(doc, op, value);
+    return;
+  }
   if (target.container !== 'core' && !isObject(doc[target.container])) doc[target.container] = {};
   const holder = (target.container === 'core' ? doc : doc[target.container]) as Doc;
   if (target.attribute === undefined) {
@@ -101,7 +112,7 @@ function apply(doc: Doc, op: Op, target: PatchTarget, value: unknown): void {
     // Entra sends the single-valued `manager` as a one-element array (fixtures E8).
     const single = Array.isArray(value) && value.length === 1 && target.def?.type === 'complex' ? value[0] : value;
     // A complex value merges into the existing one (RFC 7644 §3.5.2.1 and .3).
-    holder[name] = isObject(single) && isObject(holder[name]) ? { ...holder[name], ...single } : single;
+    holder[name] = isObject(single) && isObject(holder[name]) ? { ...holder[name], ...canonicalKeys(single, target.def) } : single;
   }
 }
 
@@ -115,13 +126,27 @@ function applyFiltered(holder: Doc, op: Op, target: PatchTarget, value: unknown)
     holder[name] = target.sub ? items.map((item) => (selected(item) ? omit(item as Doc, target.sub!) : item)) : items.filter((item) => !selected(item));
     return;
   }
-  const replacement = (item: Doc): Doc => (target.sub ? { ...item, [target.sub]: value } : isObject(value) ? { ...item, ...value } : item);
+  const replacement = (item: Doc): Doc =>
+    target.sub ? { ...item, [target.sub]: value } : isObject(value) ? { ...item, ...canonicalKeys(value, target.def) } : item;
+  if (!target.sub && value === null) {
+    holder[name] = items.filter((item) => !selected(item));
+    return;
+  }
   if (!target.sub && !isObject(value)) throw new ScimError('invalidValue', `value: must be an object for ${name}[${sub} eq "${wanted}"]`);
   if (items.some(selected)) holder[name] = items.map((item) => (selected(item) ? replacement(item as Doc) : item));
-  else holder[name] = [...items, replacement({ [sub]: wanted })];
+  // null is no value (RFC 7644 §3.5.2): it removes from what is selected, and adds nothing.
+  else if (value !== null) holder[name] = [...items, replacement({ [sub]: wanted })];
 }
 
 function omit(item: Doc, key: string): Doc {
   const { [key]: _, ...rest } = item;
   return rest;
+}
+
+/**
+ * Sub-attribute names as the schema spells them, so that a merge replaces `familyName` when
+ * `familyname` is sent (RFC 7643 §2.1: names are case-insensitive) instead of keeping both.
+ */
+function canonicalKeys(value: Doc, def: AttributeDef | undefined): Doc {
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [findAttribute(def?.subAttributes, key)?.name ?? key, v]));
 }

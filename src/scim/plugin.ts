@@ -27,6 +27,7 @@ export function scimServer({ store, issuer, now }: ScimDeps): FastifyPluginAsync
   return async (app) => {
     const baseUrl = () => `${issuer()}${SCIM_PREFIX}`;
     // Entra sends application/scim+json, Okta application/json (and a Content-Type even on GETs).
+    // application/json is the service's parser, inherited; both hold every body to the same bounds (json-body.ts).
     addJsonParser(app, 'application/scim+json');
     app.setErrorHandler(sendScimError);
     app.setNotFoundHandler((request, reply) => {

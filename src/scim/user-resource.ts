@@ -12,6 +12,7 @@ import {
   USER_SCHEMA,
   userAttributes,
 } from './schema.ts';
+import { isCoreSchema, userBodyMembers } from './schema-urns.ts';
 
 const MAX_STRING = 1024;
 const MAX_VALUES = 100;
@@ -43,8 +44,10 @@ export function normaliseUser(body: unknown): Attributes {
     throw new ScimError('invalidSyntax', 'schemas: must be an array of schema URNs');
   }
   const out: Attributes = {};
-  for (const [key, value] of Object.entries(body)) {
+  for (const [key, value] of userBodyMembers(body)) {
     if (ignoredMembers.has(key)) continue;
+    // Never kept as an extension: it is the User itself (only nested in itself does it get here).
+    if (isCoreSchema(key)) throw new ScimError('invalidSyntax', `${USER_SCHEMA}: holds the User's attributes and cannot be nested in itself`);
     if (key.toLowerCase() === ENTERPRISE_SCHEMA.toLowerCase()) {
       if (value === null) continue;
       if (!isObject(value)) throw new ScimError('invalidValue', `${ENTERPRISE_SCHEMA}: must be an object`);
@@ -74,7 +77,7 @@ export function normaliseUser(body: unknown): Attributes {
   }
   if (typeof out.userName !== 'string') throw new ScimError('invalidValue', 'userName: is required (a non-empty string)');
   checkEmailValues(out.emails);
-  out.active ??= true;
+  // `active` left out stays out: what its absence means depends on the identity's past (identityFields).
   checkSize(out);
   return out;
 }
@@ -183,8 +186,15 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** What the store lifts out of the attributes: the fields verification and filters read. */
-export function identityFields(attributes: Attributes): Pick<Identity, 'userName' | 'externalId' | 'email' | 'active' | 'displayName'> {
+/**
+ * What the store lifts out of the attributes: the fields verification and filters read.
+ * `active` left out (never sent, or removed by `replace` with null, RFC 7644 §3.5.2) is true
+ * only for an identity never deactivated: removing it from a deactivated user must not reactivate it.
+ */
+export function identityFields(
+  attributes: Attributes,
+  deactivatedBefore = false,
+): Pick<Identity, 'userName' | 'externalId' | 'email' | 'active' | 'displayName'> {
   const emails = (attributes.emails as { value?: string; type?: string; primary?: boolean }[] | undefined)?.filter((e) => typeof e.value === 'string') ?? [];
   const email = emails.find((e) => e.type?.toLowerCase() === 'work') ?? emails.find((e) => e.primary === true) ?? emails[0];
   const name = attributes.name as Record<string, string> | undefined;
@@ -194,7 +204,7 @@ export function identityFields(attributes: Attributes): Pick<Identity, 'userName
     externalId: (attributes.externalId as string | undefined) ?? null,
     // The chosen email or none: an unusable work email never falls back to another one.
     email: usableEmail(email?.value),
-    active: attributes.active !== false,
+    active: typeof attributes.active === 'boolean' ? attributes.active : !deactivatedBefore,
     displayName: (attributes.displayName as string | undefined) || name?.formatted || joined || null,
   };
 }
@@ -209,6 +219,8 @@ export function presentUser(identity: Identity, baseUrl: string): Attributes {
     schemas: [USER_SCHEMA, ...extensions],
     id: identity.id,
     ...identity.attributes,
+    // What `active` means for this identity, also when the attribute was left out or removed.
+    active: identity.active,
     meta: {
       resourceType: 'User',
       created: new Date(identity.createdAt).toISOString(),

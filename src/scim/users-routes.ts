@@ -49,7 +49,7 @@ export function usersRoutes(app: FastifyInstance, { store, now, baseUrl, connect
       id: newId('idn', at),
       orgId: c.orgId,
       connectionId: c.id,
-      ...identityFields(attributes),
+      ...liftedFields(attributes, null, at),
       attributes,
       createdAt: at,
       updatedAt: at,
@@ -84,7 +84,7 @@ export function usersRoutes(app: FastifyInstance, { store, now, baseUrl, connect
     const attributes = normaliseUser(request.body);
     const updated = await store.updateIdentity(c.orgId, c.id, request.params.id, (current) => ({
       ...current,
-      ...identityFields(attributes),
+      ...liftedFields(attributes, current.deactivatedAt, now()),
       attributes,
       updatedAt: now(),
     }));
@@ -98,7 +98,7 @@ export function usersRoutes(app: FastifyInstance, { store, now, baseUrl, connect
     const operations = parsePatchBody(request.body);
     const updated = await store.updateIdentity(c.orgId, c.id, request.params.id, (current) => {
       const attributes = applyPatch(current.attributes, operations);
-      return { ...current, ...identityFields(attributes), attributes, updatedAt: now() };
+      return { ...current, ...liftedFields(attributes, current.deactivatedAt, now()), attributes, updatedAt: now() };
     });
     if (!updated) throw notFound(request.params.id);
     // The paths say what changed; the values are left out (they may be personal data or a password).
@@ -113,4 +113,10 @@ export function usersRoutes(app: FastifyInstance, { store, now, baseUrl, connect
     await audit(c, 'scim.user.deleted', identity);
     return reply.code(204).send();
   });
+}
+
+/** The fields lifted for look-ups, and the deactivation carried forward: set the first time the identity reads inactive, never cleared. */
+function liftedFields(attributes: Record<string, unknown>, deactivatedAt: number | null, at: number) {
+  const fields = identityFields(attributes, deactivatedAt !== null);
+  return { ...fields, deactivatedAt: deactivatedAt ?? (fields.active ? null : at) };
 }

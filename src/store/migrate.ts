@@ -1,9 +1,11 @@
-import type { SqlDriver } from './sql-driver.ts';
+import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
 
 export interface Migration {
   version: number;
   name: string;
   statements: readonly string[];
+  /** Data changes SQL alone cannot say, run after the statements in the same transaction. */
+  data?: (tx: SqlExecutor) => Promise<void>;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function migrate(driver: SqlDriver, migrations: readonly Migration[
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       for (const statement of migration.statements) await tx.run(statement);
+      await migration.data?.(tx);
       await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, Date.now()]);
       done.push(migration.version);
     }

@@ -1,4 +1,6 @@
+import { foldCoreSchemaRows } from './identities/fold-core-schema-rows.ts';
 import type { Migration } from './migrate.ts';
+import type { SqlExecutor } from './sql-driver.ts';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -18,6 +20,7 @@ interface MigrationSource {
   version: number;
   name: string;
   statements: (t: Types, dialect: Dialect) => string[];
+  data?: (dialect: Dialect) => (tx: SqlExecutor) => Promise<void>;
 }
 
 /**
@@ -330,15 +333,32 @@ const sources: readonly MigrationSource[] = [
       'CREATE INDEX second_factor_tickets_by_expiry ON second_factor_tickets (expires_at)',
     ],
   },
+  {
+    version: 12,
+    name: 'SCIM: the durable deactivation, and core attributes stored under the core schema URN folded back',
+    statements: (t) => [
+      // Design §6: an identity whose `active` is absent is active only if it never was
+      // deactivated. Set the first time it reads inactive, never cleared. Those inactive now were
+      // deactivated at their last change at the latest.
+      `ALTER TABLE scim_identities ADD COLUMN deactivated_at ${t.time}`,
+      'UPDATE scim_identities SET deactivated_at = updated_at WHERE NOT active',
+    ],
+    // Release 11 kept what a provider sent under the core schema URN as an extension: a
+    // deactivation so named was stored and ignored (issue 24 item 3). The fold needs the SCIM
+    // schema's rules (names in any case, complex values merged), so it is code, not SQL; as a
+    // released migration it must keep doing what it does now.
+    data: (dialect) => foldCoreSchemaRows(dialect),
+  },
 ];
 
 /** The schema version this Tessera brings its database to; /readyz compares the database's. */
 export const LATEST_SCHEMA_VERSION = Math.max(...sources.map((source) => source.version));
 
 export function migrationsFor(dialect: Dialect): Migration[] {
-  return sources.map(({ version, name, statements }) => ({
+  return sources.map(({ version, name, statements, data }) => ({
     version,
     name,
     statements: statements(typesOf[dialect], dialect),
+    ...(data ? { data: data(dialect) } : {}),
   }));
 }

@@ -9,9 +9,18 @@ import { canonicalEmailAddress, emailAddressProblem } from '../validation/email.
  */
 export function unverifiableReason(identity: DirectoryIdentity | undefined): 'not_in_connection' | 'inactive' | 'no_email' | null {
   if (!identity) return 'not_in_connection';
-  if (!identity.active) return 'inactive';
+  if (!isActive(identity)) return 'inactive';
   if (!identity.email || emailAddressProblem(canonicalEmailAddress(identity.email)) !== undefined) return 'no_email';
   return null;
+}
+
+/**
+ * Design §6: an identity is active when its directory says `active: true`, or says nothing and
+ * was never deactivated. A provider removing `active` (RFC 7644 §3.5.2, `replace` with null)
+ * from a deactivated user does not bring it back: initiate and the deny-gate both ask this.
+ */
+export function isActive(identity: DirectoryIdentity): boolean {
+  return identity.active ?? !identity.deactivatedBefore;
 }
 
 /** The one 404 for an identity that cannot be sent a code, naming the field that named it. */

@@ -13,6 +13,7 @@ import {
   type VerificationCaller,
   type VerificationDeps,
 } from './deps.ts';
+import { isActive } from './verifiable.ts';
 
 export interface VerifyRequest {
   verification_id: string;
@@ -115,7 +116,7 @@ export async function verifyCode(
   }
   const removal = !identity
     ? 'identity_removed'
-    : !identity.active
+    : !isActive(identity)
       ? 'identity_inactive'
       : !sameAddress(identity.email, verification.emailSentTo)
         ? 'email_changed'

@@ -55,6 +55,7 @@ contractOnEveryBackend<ConnectionStore & IdentityStore & OrganizationStore>('Con
       externalId: null,
       email: null,
       active: true,
+      deactivatedAt: null,
       displayName: null,
       attributes: { userName: 'u' },
       createdAt: at,

@@ -16,6 +16,7 @@ function identity(orgId: string, connectionId: string, userName: string, email: 
     externalId: `ext-${userName}`,
     email,
     active: true,
+    deactivatedAt: null,
     displayName: 'D',
     attributes: { userName, nested: { list: [1, 'two'] } },
     createdAt: at,
@@ -77,8 +78,10 @@ contractOnEveryBackend<IdentityStore & ConnectionStore & OrganizationStore>('Ide
     const { org, c } = await setUp();
     const a = identity(org.id, c.id, 'a');
     await t.store.createIdentity(a);
-    const updated = await t.store.updateIdentity(org.id, c.id, a.id, (current) => ({ ...current, active: false, userName: 'A2' }));
-    assert.deepEqual([updated?.active, (await t.store.getIdentity(org.id, c.id, a.id))?.userName], [false, 'A2']);
+    const deactivatedAt = a.createdAt + 1000;
+    const updated = await t.store.updateIdentity(org.id, c.id, a.id, (current) => ({ ...current, active: false, deactivatedAt, userName: 'A2' }));
+    const read = await t.store.getIdentity(org.id, c.id, a.id);
+    assert.deepEqual([updated?.active, read?.userName, read?.deactivatedAt], [false, 'A2', deactivatedAt]);
     await assert.rejects(
       t.store.updateIdentity(org.id, c.id, a.id, () => {
         throw new Error('refused');

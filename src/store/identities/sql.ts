@@ -10,6 +10,7 @@ interface IdentityRow {
   external_id: string | null;
   email: string | null;
   active: number | boolean;
+  deactivated_at: number | string | null;
   display_name: string | null;
   attributes: Json;
   created_at: number;
@@ -35,6 +36,7 @@ function toIdentity(row: IdentityRow): Identity {
     externalId: row.external_id,
     email: row.email,
     active: Boolean(row.active),
+    deactivatedAt: row.deactivated_at === null ? null : time(row.deactivated_at),
     displayName: row.display_name,
     attributes: json(row.attributes),
     createdAt: time(row.created_at),
@@ -57,15 +59,16 @@ function values(i: Identity): SqlParam[] {
     JSON.stringify(i.attributes),
     i.createdAt,
     i.updatedAt,
+    i.deactivatedAt,
   ];
 }
 
 async function write(tx: SqlExecutor, i: Identity, replace: boolean): Promise<void> {
   const sql = replace
     ? `UPDATE scim_identities SET user_name = $4, user_name_key = $5, external_id = $6, email = $7, email_key = $8, active = $9,
-         display_name = $10, attributes = $11, created_at = $12, updated_at = $13 WHERE id = $1 AND org_id = $2 AND connection_id = $3`
+         display_name = $10, attributes = $11, created_at = $12, updated_at = $13, deactivated_at = $14 WHERE id = $1 AND org_id = $2 AND connection_id = $3`
     : `INSERT INTO scim_identities (id, org_id, connection_id, user_name, user_name_key, external_id, email, email_key, active,
-         display_name, attributes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+         display_name, attributes, created_at, updated_at, deactivated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
   await tx.run(sql, values(i)).catch((error) => rethrowAsConflict(error, conflictSubjects));
 }
 

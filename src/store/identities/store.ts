@@ -11,7 +11,13 @@ export interface Identity {
   externalId: string | null;
   /** The work email, else the primary one, else the first; as sent (case kept). */
   email: string | null;
+  /** As verification reads it: the `active` sent, or what its absence means (see deactivatedAt). */
   active: boolean;
+  /**
+   * When the identity was first deactivated, null if it never was; never cleared. Durable so that
+   * removing `active` from a deactivated user (RFC 7644 lets a provider do so) cannot reactivate it.
+   */
+  deactivatedAt: number | null;
   displayName: string | null;
   attributes: Record<string, unknown>;
   createdAt: number;

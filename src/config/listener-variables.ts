@@ -6,7 +6,7 @@ export const listenerVariables = {
   TESSERA_HEADERS_TIMEOUT: { default: String(listenerDefaults.headersTimeoutMs), rule: 'milliseconds from 100 to 600000', pattern: '^[1-9][0-9]{2,5}$' },
   TESSERA_REQUEST_TIMEOUT: {
     default: String(listenerDefaults.requestTimeoutMs),
-    rule: 'milliseconds from 100 to 3600000, at least TESSERA_HEADERS_TIMEOUT',
+    rule: 'milliseconds from 100 to 3600000, at least TESSERA_HEADERS_TIMEOUT (unset: 30000 or TESSERA_HEADERS_TIMEOUT, the longer)',
     pattern: '^[1-9][0-9]{2,6}$',
   },
   TESSERA_KEEP_ALIVE_TIMEOUT: { default: String(listenerDefaults.keepAliveTimeoutMs), rule: 'milliseconds from 100 to 600000', pattern: '^[1-9][0-9]{2,5}$' },
@@ -26,7 +26,10 @@ export const listenerVariables = {
 type ListenerVariable = keyof typeof listenerVariables;
 
 /** The listener policy's variables: the upper bounds and the one rule between two of them. */
-export function readListener(read: (name: ListenerVariable) => string | undefined): { listener: ListenerPolicy; listenerProblems: string[] } {
+export function readListener(
+  read: (name: ListenerVariable) => string | undefined,
+  isSet: (name: ListenerVariable) => boolean,
+): { listener: ListenerPolicy; listenerProblems: string[] } {
   const bounded = [
     ['TESSERA_HEADERS_TIMEOUT', 600_000],
     ['TESSERA_REQUEST_TIMEOUT', 3_600_000],
@@ -38,7 +41,10 @@ export function readListener(read: (name: ListenerVariable) => string | undefine
   const problems = bounded.flatMap(([name, max]) => (Number(read(name)) > max ? [`${name}: must be ${listenerVariables[name].rule}`] : []));
   const listener: ListenerPolicy = {
     headersTimeoutMs: Number(read('TESSERA_HEADERS_TIMEOUT')),
-    requestTimeoutMs: Number(read('TESSERA_REQUEST_TIMEOUT')),
+    // Left unset, the request timeout follows a longer headers timeout rather than refusing it.
+    requestTimeoutMs: isSet('TESSERA_REQUEST_TIMEOUT')
+      ? Number(read('TESSERA_REQUEST_TIMEOUT'))
+      : Math.max(Number(read('TESSERA_REQUEST_TIMEOUT')), Number(read('TESSERA_HEADERS_TIMEOUT'))),
     keepAliveTimeoutMs: Number(read('TESSERA_KEEP_ALIVE_TIMEOUT')),
     maxRequestsPerConnection: Number(read('TESSERA_MAX_REQUESTS_PER_CONNECTION')),
     maxConnections: Number(read('TESSERA_MAX_CONNECTIONS')),

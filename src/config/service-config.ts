@@ -139,7 +139,7 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   for (const [name, ms] of [['TESSERA_SHUTDOWN_DELAY', shutdown.delayMs] as const, ['TESSERA_SHUTDOWN_TIMEOUT', shutdown.timeoutMs] as const]) {
     if (ms > 300_000) problems.push(`${name}: must be ${serviceVariables[name].rule}`);
   }
-  const { listener, listenerProblems } = readListener(read);
+  const { listener, listenerProblems } = readListener(read, (name) => values[name] !== undefined);
   problems.push(...listenerProblems);
   const warnings: string[] = [];
   let secret = values.TESSERA_SECRET;

@@ -53,6 +53,7 @@ describe('Service configuration', () => {
       }),
       { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 5000, maxRequestsPerConnection: 2, maxConnections: 8, maxConnectionsPerAddress: 3 },
     );
+    assert.equal(listener({ TESSERA_HEADERS_TIMEOUT: '60000' }).requestTimeoutMs, 60_000, 'an unset request timeout follows a longer headers timeout');
     assert.throws(
       () => listener({ TESSERA_HEADERS_TIMEOUT: '20000', TESSERA_REQUEST_TIMEOUT: '10000' }),
       /TESSERA_REQUEST_TIMEOUT: must be milliseconds from 100 to 3600000, at least TESSERA_HEADERS_TIMEOUT/,

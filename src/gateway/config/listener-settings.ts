@@ -31,7 +31,13 @@ export function readListenerSettings(tree: Record<string, unknown>, key: KeyName
       throw new GatewayConfigError(key([name]), `must be a whole number from 1 to ${max}`);
     return Number(tree[name]);
   };
-  const requestTimeoutMs = duration('request_timeout', listenerDefaults.requestTimeoutMs, MAX_REQUEST_TIMEOUT_MS, 'from headers_timeout to 1h');
+  // Left unset, the request timeout follows a longer headers timeout rather than refusing it.
+  const requestTimeoutMs = duration(
+    'request_timeout',
+    Math.max(listenerDefaults.requestTimeoutMs, headersTimeoutMs),
+    MAX_REQUEST_TIMEOUT_MS,
+    'from headers_timeout to 1h',
+  );
   // Headers are part of the request: a request deadline before the headers' would hide it.
   if (requestTimeoutMs < headersTimeoutMs) throw new GatewayConfigError(key(['request_timeout']), 'must be at least headers_timeout');
   return {

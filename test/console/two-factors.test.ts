@@ -306,19 +306,22 @@ for (const backend of backends()) {
     const clock: TestClock = { at: FROZEN };
     let t: TestService;
     let org: TestOrg;
-    /** Runs once, in the store, just before the next change of access is written: what another request did meanwhile. */
+    /**
+     * Runs once, in the store, just before the transaction that writes the next change of access
+     * (and its audit event) begins: what another request did meanwhile.
+     */
     let meanwhile: ((store: Store) => Promise<void>) | undefined;
 
     before(async () => {
       const wrapStore = (real: Store): Store =>
         new Proxy(real, {
           get(target, name) {
-            if (name !== 'setPersonAccess') return Reflect.get(target, name);
-            return async (...args: Parameters<Store['setPersonAccess']>) => {
+            if (name !== 'inTransaction') return Reflect.get(target, name);
+            return async (...args: Parameters<Store['inTransaction']>) => {
               const step = meanwhile;
               meanwhile = undefined;
               await step?.(real);
-              return target.setPersonAccess(...args);
+              return target.inTransaction(...args);
             };
           },
         });

@@ -22,6 +22,8 @@ export interface LoginServiceOptions {
   hashThreads?: number;
   /** Password logins in flight at once from one client address (0: no bound); default 4. */
   loginsPerSource?: number;
+  /** How long after it began a password failure is answered (failure-time.ts); default DEFAULT_FAILURE_TIME_MS. */
+  failureTimeMs?: number;
   policy?: PasswordHashPolicy;
 }
 
@@ -43,11 +45,11 @@ export interface LoginServices {
   close(): Promise<void>;
 }
 
-export function loginServices({ store, issuer, context, now, pool: given, hashThreads, loginsPerSource = 4, policy }: LoginServiceOptions): LoginServices {
+export function loginServices({ store, issuer, context, now, pool: given, hashThreads, loginsPerSource = 4, failureTimeMs, policy }: LoginServiceOptions): LoginServices {
   const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
   return {
     store,
-    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now), hashCode: context.hashCode, now }),
+    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now), hashCode: context.hashCode, now, ...(failureTimeMs === undefined ? {} : { failureTimeMs }) }),
     issuer,
     pool,
     perSource: new LoginsPerSource(loginsPerSource),

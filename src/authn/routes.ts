@@ -45,11 +45,27 @@ export interface LoginServices {
   close(): Promise<void>;
 }
 
-export function loginServices({ store, issuer, context, now, pool: given, hashThreads, loginsPerSource = 4, failureTimeMs, policy }: LoginServiceOptions): LoginServices {
+export function loginServices({
+  store,
+  issuer,
+  context,
+  now,
+  pool: given,
+  hashThreads,
+  loginsPerSource = 4,
+  failureTimeMs,
+  policy,
+}: LoginServiceOptions): LoginServices {
   const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
   return {
     store,
-    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now), hashCode: context.hashCode, now, ...(failureTimeMs === undefined ? {} : { failureTimeMs }) }),
+    flow: new LoginFlow({
+      store,
+      limiter: new AttemptLimiter(store, now),
+      hashCode: context.hashCode,
+      now,
+      ...(failureTimeMs === undefined ? {} : { failureTimeMs }),
+    }),
     issuer,
     pool,
     perSource: new LoginsPerSource(loginsPerSource),

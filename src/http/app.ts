@@ -40,7 +40,8 @@ import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
   store: Store;
-  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'> & Partial<Pick<ServiceConfig, 'trustedProxies' | 'loginsPerSource' | 'loginFailureTimeMs' | 'workers'>>;
+  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'> &
+    Partial<Pick<ServiceConfig, 'trustedProxies' | 'loginsPerSource' | 'loginFailureTimeMs' | 'workers'>>;
   keys: KeyRing;
   /** The public base URL; read per request, since with port 0 it is known only after listening. */
   issuer: () => string;

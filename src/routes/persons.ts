@@ -4,12 +4,14 @@ import { newId } from '../crypto/ids.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
+import { listResponse, pageRequest } from '../http/pagination.ts';
 import type { ConsoleSessionStore } from '../store/console-sessions/store.ts';
+import type { CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { AccessActor, AccessOutcome, PersonAccess, PersonStore } from '../store/persons/store.ts';
 import { type Handle, handleTypes, type Person, type PersonRole, personRoles } from '../store/types.ts';
 import { normaliseHandles } from './handles.ts';
+import { OVER_BUDGET_LIST, overBudgetPersons, PersonListQuery } from './over-budget-persons.ts';
 
 const HandleSchema = Type.Object(
   {
@@ -80,7 +82,7 @@ export async function changePersonAccess(
   return outcome;
 }
 
-export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSessionStore): FastifyPluginAsyncTypebox {
+export function personRoutes(store: PersonStore & CredentialStore & OrganizationStore & ConsoleSessionStore): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['persons'];
@@ -101,11 +103,23 @@ export function personRoutes(store: PersonStore & OrganizationStore & ConsoleSes
     app.get(
       '/persons',
       {
-        schema: { tags, security, summary: 'List persons', querystring: PageQuery, response: { 200: ListEnvelope(PersonView), ...commonErrors } },
+        schema: {
+          tags,
+          security,
+          summary: 'List persons',
+          description: '`credential=over_budget` lists only the persons whose password hash is over the cost ceilings and must be reset.',
+          querystring: PersonListQuery,
+          response: { 200: ListEnvelope(PersonView), ...commonErrors },
+        },
       },
       async (request) => {
-        const page = await store.listPersons(tenantOf(request).org.id, pageRequest('persons', request.query));
-        return listResponse('persons', request.query.limit, page, presentPerson);
+        const orgId = tenantOf(request).org.id;
+        const { credential, ...query } = request.query;
+        if (credential === 'over_budget') {
+          return listResponse(OVER_BUDGET_LIST, query.limit, await overBudgetPersons(store, orgId, pageRequest(OVER_BUDGET_LIST, query)), presentPerson);
+        }
+        const page = await store.listPersons(orgId, pageRequest('persons', query));
+        return listResponse('persons', query.limit, page, presentPerson);
       },
     );
 

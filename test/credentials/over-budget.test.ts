@@ -24,7 +24,7 @@ for (const backend of backends()) {
         [bcryptHash(PASSWORD, 4).replace(/^\$2b\$04\$/, '$2b$14$'), 'bcrypt cost must be at most 13'],
         [argon2idHash(PASSWORD, 64, 1).replace('m=64,t=1', 'm=131072,t=3'), 'argon2id m × t must be at most 262144 KiB'],
         [
-          '$pbkdf2-sha512$i=1000001,l=64$c2FsdA$' + Buffer.alloc(64, 1).toString('base64').replace(/=+$/, ''),
+          `$pbkdf2-sha512$i=1000001,l=64$c2FsdA$${Buffer.alloc(64, 1).toString('base64').replace(/=+$/, '')}`,
           'pbkdf2-sha512 iterations i must be at most 1000000',
         ],
       ] as const;
@@ -40,7 +40,7 @@ for (const backend of backends()) {
     it('never verifies a hash stored above the ceilings: even the right password fails, as over_budget in the audit', async () => {
       const person = await loginPerson(t, org);
       // bcrypt 14 of the right password, as the release before accepted it (0.85 s to verify here).
-      const credentialId = await plantStoredHash(t, org, person.id, bcryptHash(PASSWORD, 14));
+      await plantStoredHash(t, org, person.id, bcryptHash(PASSWORD, 14));
       const started = performance.now();
       const response = await login(t, org, '/authn/password', { handle: { type: 'email_address', value: person.email }, password: PASSWORD });
       const took = performance.now() - started;
@@ -48,7 +48,6 @@ for (const backend of backends()) {
       assert.ok(took < 600, `answered in ${took.toFixed(0)} ms: the 0.85 s hash was verified`);
       const events = await attemptEvents(t, org);
       assert.deepEqual(events.at(-1), { method: 'password', person_id: person.id, credential_id: null, outcome: 'failure', reason: 'over_budget' });
-      assert.ok(credentialId);
     });
 
     it('lists the persons to reset with GET /persons?credential=over_budget, paged, until their hash is replaced', async () => {

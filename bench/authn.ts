@@ -18,6 +18,18 @@ const CONCURRENT_LOGINS = 20;
 /** Within the hash pool's capacity on two cores (2 running + 16 queued): no login is shed with a 503. */
 const THROUGHPUT_LOGINS = 16;
 const FORM = 'application/x-www-form-urlencoded';
+/** Addresses the logins come from, round robin, so that no address has more than one login in flight (TESSERA_LOGINS_PER_SOURCE is 4). */
+const SOURCES = 250;
+/** The flooder's one address, outside the others' range. */
+const FLOODER = '198.51.100.250';
+
+/**
+ * The service sits behind a "load balancer" at loopback, so X-Forwarded-For names the client:
+ * the load generator's connections all come from 127.0.0.1, and without this every login
+ * counted against one address's TESSERA_LOGINS_PER_SOURCE and was answered 429.
+ */
+let nextSource = 0;
+const manySources = () => ({ 'x-forwarded-for': `203.0.113.${nextSource++ % SOURCES}` });
 
 type Row = LoadResult & { rssMiB: number; cpu: number; cpuUs?: number };
 
@@ -38,7 +50,7 @@ async function owaspHash(password: string): Promise<string> {
  */
 export async function authnBenchmark(options: { seconds: number }): Promise<string> {
   const directory = mkdtempSync(join(tmpdir(), 'tessera-bench-authn-'));
-  const env = { TESSERA_DATABASE: `sqlite:${join(directory, 'bench.db')}` };
+  const env = { TESSERA_DATABASE: `sqlite:${join(directory, 'bench.db')}`, TESSERA_TRUSTED_PROXIES: '127.0.0.1,::1' };
   const service = await startServiceProcess(env);
   try {
     const setup = await prepare(service, env);
@@ -69,6 +81,7 @@ export async function authnBenchmark(options: { seconds: number }): Promise<stri
         seconds: options.seconds,
         connections,
         headers: setup.loginHeaders,
+        perRequestHeaders: manySources,
         body: setup.nextLogin,
       });
 
@@ -85,10 +98,24 @@ export async function authnBenchmark(options: { seconds: number }): Promise<stri
         seconds: options.seconds,
         connections: CONCURRENT_LOGINS,
         headers: setup.loginHeaders,
+        perRequestHeaders: manySources,
         body: setup.nextLogin,
       }),
     ]);
     rows.push(busy, { ...beside, rssMiB: service.rssMiB(), cpu: Number.NaN });
+    const [others, flood] = await Promise.all([
+      measured(logins(`password logins from many addresses while one address floods`, THROUGHPUT_LOGINS)),
+      load({
+        name: `the flooder: wrong passwords for made-up handles from one address, ${THROUGHPUT_LOGINS} connections`,
+        url: setup.loginUrl,
+        method: 'POST',
+        seconds: options.seconds,
+        connections: THROUGHPUT_LOGINS,
+        headers: { ...setup.loginHeaders, 'x-forwarded-for': FLOODER },
+        body: setup.nextGuess,
+      }),
+    ]);
+    rows.push(others, { ...flood, rssMiB: service.rssMiB(), cpu: Number.NaN });
 
     const cores = availableParallelism();
     // Only answered logins count: a 503 (pool full) or 429 is no login.
@@ -105,8 +132,9 @@ export async function authnBenchmark(options: { seconds: number }): Promise<stri
       ...cpuTable,
       '',
       `- successful password logins per core: ${perCore.toFixed(1)} (${succeeded(alone).toFixed(0)}/s on ${cores} cores); Keycloak's sizing: ${KEYCLOAK_LOGINS_PER_VCPU} per vCPU; target ≥ ${loginTarget} per core: ${perCore >= loginTarget ? 'met' : 'not met'}`,
-      `- answers of the login rows by status: alone ${JSON.stringify(alone.statuses)}, beside ${JSON.stringify(beside.statuses)}`,
+      `- answers of the login rows by status: alone ${JSON.stringify(alone.statuses)}, beside ${JSON.stringify(beside.statuses)}, beside the flooder ${JSON.stringify(others.statuses)}`,
       `- beside the token endpoint, ${CONCURRENT_LOGINS} login connections: ${succeeded(beside).toFixed(0)} logins/s answered, ${beside.non2xx} answers not 2xx (the pool's 503 with Retry-After, retried at once by the load generator)`,
+      `- while one address floods (${THROUGHPUT_LOGINS} connections of wrong passwords for made-up handles): the others' ${succeeded(others).toFixed(0)} logins/s (p50 ${others.p50} ms, p99 ${others.p99} ms) vs ${succeeded(alone).toFixed(0)}/s alone; the flooder's answers ${JSON.stringify(flood.statuses)} (429: TESSERA_LOGINS_PER_SOURCE; 401: each held its place for the failure time)`,
       `- token endpoint p99 while ${CONCURRENT_LOGINS} logins run: ${busy.p99} ms vs ${idle.p99} ms alone, ${p99Ratio.toFixed(2)}× (target < 2×: ${p99Ratio < 2 ? 'met' : 'not met'})`,
     ].join('\n');
   } finally {
@@ -121,6 +149,8 @@ interface Setup {
   loginUrl: string;
   loginHeaders: Record<string, string>;
   nextLogin: () => string;
+  /** A wrong password for a handle nobody has, a new one each time (no attempt counter delays it). */
+  nextGuess: () => string;
 }
 
 /** An organisation, a client, and 200 persons holding the same OWASP argon2id password hash. */
@@ -142,6 +172,7 @@ async function prepare(service: ServiceProcess, env: Record<string, string>): Pr
     emails.push(email);
   }
   let next = 0;
+  let guesses = 0;
   return {
     tokenUrl: `${service.url}/oauth2/tokens`,
     tokenHeaders: { 'content-type': FORM, authorization: basic(client.client_id!, client.client_secret!) },
@@ -149,5 +180,6 @@ async function prepare(service: ServiceProcess, env: Record<string, string>): Pr
     loginHeaders: { 'content-type': 'application/json', 'service-orgid': org_id },
     // Each login names the next person, so no one person's attempt counter is the bottleneck.
     nextLogin: () => JSON.stringify({ handle: { type: 'email_address', value: emails[next++ % emails.length] }, password: PASSWORD }),
+    nextGuess: () => JSON.stringify({ handle: { type: 'email_address', value: `nobody${guesses++}@bench.example` }, password: 'guess' }),
   };
 }

@@ -7,6 +7,7 @@ import type { Handle, Organization, Person } from '../store/types.ts';
 import type { AttemptTicket } from './attempt-limiter.ts';
 import { attemptCounter } from './attempt-subject.ts';
 import { type AttemptOutcome, recordAuthnAttempt } from './audit.ts';
+import { DEFAULT_FAILURE_TIME_MS, failureClockNow, waitForFailureTime } from './failure-time.ts';
 import type { AmrValue } from './person-token.ts';
 
 /** What a method's check found: the credential it matched (and spent), or why it failed. */
@@ -20,6 +21,8 @@ export interface LoginMethod {
   readonly method: string;
   readonly credentialType: string;
   readonly amr: readonly AmrValue[];
+  /** Its failures are answered at the failure time (failure-time.ts): a password's are, a code's need not be. */
+  readonly failuresWaitForTheBudget?: boolean;
   /** The work a check would have done, when there is nothing to check against: the answer's timing must not tell. */
   withoutCredential(): Promise<void>;
   /** Checks the secret against the person's credentials of `credentialType`; spends what is single-use before success. */
@@ -39,6 +42,8 @@ export interface LoginFlowDeps {
   /** The credentials' keyed hash, which names a handle's attempt counters. */
   hashCode: (code: string) => string;
   now: () => number;
+  /** How long after it began a failure of a method that waits for the budget is answered; default DEFAULT_FAILURE_TIME_MS. */
+  failureTimeMs?: number;
 }
 
 /** Every failed authentication, whatever failed: the answer must not tell a handle or credential exists. */
@@ -65,7 +70,8 @@ export class LoginFlow {
    * (validation/handle.ts), so every spelling counts as one subject.
    */
   async authenticate(org: Organization, handle: Handle, method: LoginMethod): Promise<{ person: Person; amr: readonly AmrValue[] }> {
-    const { store, limiter, hashCode, now } = this.#deps;
+    const { store, limiter, hashCode, now, failureTimeMs = DEFAULT_FAILURE_TIME_MS } = this.#deps;
+    const started = failureClockNow();
     const person = await store.findPersonByHandle(org.id, handle);
     const personId = person?.id ?? null;
     const audit = (outcome: AttemptOutcome, reason: string | null, credentialId: string | null = null, auditMethod = method.method) =>
@@ -99,6 +105,9 @@ export class LoginFlow {
     if (outcome.kind === 'failure' || !person) {
       await ticket.failed();
       await audit('failure', outcome.kind === 'failure' ? outcome.reason : 'unknown_handle');
+      // Only a judged failure waits: a 429 (counted alike for known and unknown handles) or a 503
+      // (nothing judged) did no hash work and is answered at once, as Retry-After asks.
+      if (method.failuresWaitForTheBudget) await waitForFailureTime(started, failureTimeMs);
       throw authenticationFailed();
     }
     const { credential } = outcome;

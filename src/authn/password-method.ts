@@ -1,6 +1,7 @@
 import {
   type HashWorkPool,
   hashPassword,
+  isOverBudget,
   isWeakerThanPolicy,
   OWASP_ARGON2ID_POLICY,
   type PasswordHashPolicy,
@@ -28,6 +29,7 @@ export function passwordMethod(password: string, { store, pool, policy = OWASP_A
     method: 'password',
     credentialType: 'password',
     amr: ['pwd'],
+    failuresWaitForTheBudget: true,
     async withoutCredential() {
       await verifyWithoutCredential(password, pool, policy);
     },
@@ -36,13 +38,17 @@ export function passwordMethod(password: string, { store, pool, policy = OWASP_A
       try {
         // A person has one password credential as a rule; should there be more, each is a candidate.
         for (const credential of credentials) {
-          if (await verifyPassword(storedPasswordHash(credential), password, pool)) return { kind: 'success', credential, method: 'password' };
+          const hash = parsePasswordHash(storedPasswordHash(credential));
+          // Stored under an earlier release's higher ceilings: never verified, or each guess would
+          // hold a hash thread for seconds (over-budget.ts). Its person is listed for reset.
+          if (isOverBudget(hash)) continue;
+          if (await verifyPassword(hash, password, pool)) return { kind: 'success', credential, method: 'password' };
           judged = true;
         }
-        // A wrong password checked against an imported hash cheaper than the policy answers
-        // sooner than one checked at the policy's cost (or for an unknown handle): the time
-        // would tell who still has a legacy hash. Failures cost at least one policy-cost check.
-        if (credentials.every((credential) => isWeakerThanPolicy(storedPasswordHash(credential), policy))) {
+        // Every failure is answered at the failure time (the login flow waits), but the hash
+        // threads are shared: a failure that skipped the work, or checked a hash cheaper than the
+        // policy, costs a policy-cost check too, so that under load it waits in the queue as long.
+        if (!judged || credentials.every((credential) => isWeakerThanPolicy(storedPasswordHash(credential), policy))) {
           await verifyWithoutCredential(password, pool, policy);
         }
       } catch (error) {
@@ -50,7 +56,7 @@ export function passwordMethod(password: string, { store, pool, policy = OWASP_A
         // (the login flow uncounts what throws): a 503 would then mean "wrong, and free".
         if (!(judged && error instanceof ApiError && error.code === 'PASSWORD_CHECKS_BUSY')) throw error;
       }
-      return { kind: 'failure', reason: 'wrong_secret' };
+      return { kind: 'failure', reason: judged ? 'wrong_secret' : 'over_budget' };
     },
     afterSuccess: (orgId, credential) => upgradeIfWeak(orgId, credential, password, { store, pool, policy, now }),
   };

@@ -23,6 +23,8 @@ export interface LoginServiceOptions {
   hashThreads?: number;
   /** Password logins in flight at once from one client address (0: no bound); default 4. */
   loginsPerSource?: number;
+  /** How long after it began a password failure is answered (failure-time.ts); default DEFAULT_FAILURE_TIME_MS. */
+  failureTimeMs?: number;
   policy?: PasswordHashPolicy;
   /** Where counters of handles that name no one report nearing the lock (a metric). */
   strangers?: StrangerPressure;
@@ -54,13 +56,20 @@ export function loginServices({
   pool: given,
   hashThreads,
   loginsPerSource = 4,
+  failureTimeMs,
   policy,
   strangers,
 }: LoginServiceOptions): LoginServices {
   const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
   return {
     store,
-    flow: new LoginFlow({ store, limiter: new AttemptLimiter(store, now, strangers), hashCode: context.hashCode, now }),
+    flow: new LoginFlow({
+      store,
+      limiter: new AttemptLimiter(store, now, strangers),
+      hashCode: context.hashCode,
+      now,
+      ...(failureTimeMs === undefined ? {} : { failureTimeMs }),
+    }),
     issuer,
     pool,
     perSource: new LoginsPerSource(loginsPerSource),

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
+import { DEFAULT_FAILURE_TIME_MS, FAILURE_TIME_RANGE_MS } from '../authn/failure-time.ts';
 import type { ListenerPolicy } from '../http/listener-policy.ts';
 import { isEmailAddress } from '../validation/email.ts';
 import { parseWorkers, WORKERS_RULE } from '../workers/run-workers.ts';
@@ -35,6 +36,7 @@ export const serviceVariables = {
     pattern: '^[0-9A-Fa-f.:/, ]{1,2048}$',
   },
   TESSERA_LOGINS_PER_SOURCE: { default: '4', rule: 'an integer from 0 (no bound) to 1000', pattern: '^(0|[1-9][0-9]{0,3})$' },
+  TESSERA_LOGIN_FAILURE_TIME: { default: String(DEFAULT_FAILURE_TIME_MS), rule: 'milliseconds from 100 to 10000', pattern: '^[1-9][0-9]{2,4}$' },
   TESSERA_SMTP_URL: {
     default: undefined,
     rule: 'smtp://[user:password@]host[:port] or smtps://…, nothing after the port (percent-encode user and password)',
@@ -73,6 +75,8 @@ export interface ServiceConfig {
   trustedProxies: string[];
   /** Password logins in flight at once from one client address; 0 for no bound. */
   loginsPerSource: number;
+  /** How long after it began a password failure is answered, in milliseconds (src/authn/failure-time.ts). */
+  loginFailureTimeMs: number;
   /** Where email goes; undefined: the development transport (the service log). Holds the password: never log it. */
   smtpUrl: string | undefined;
   /** Envelope sender and default From address; required with smtpUrl. */
@@ -125,6 +129,10 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   if (!trustedProxies.every(isAddressOrRange)) problems.push(`TESSERA_TRUSTED_PROXIES: must be ${serviceVariables.TESSERA_TRUSTED_PROXIES.rule}`);
   const loginsPerSource = Number(read('TESSERA_LOGINS_PER_SOURCE'));
   if (loginsPerSource > 1000) problems.push(`TESSERA_LOGINS_PER_SOURCE: must be ${serviceVariables.TESSERA_LOGINS_PER_SOURCE.rule}`);
+  const loginFailureTimeMs = Number(read('TESSERA_LOGIN_FAILURE_TIME'));
+  if (loginFailureTimeMs < FAILURE_TIME_RANGE_MS.min || loginFailureTimeMs > FAILURE_TIME_RANGE_MS.max) {
+    problems.push(`TESSERA_LOGIN_FAILURE_TIME: must be ${serviceVariables.TESSERA_LOGIN_FAILURE_TIME.rule}`);
+  }
   problems.push(...smtpProblems(values));
   const workers = parseWorkers(read('TESSERA_WORKERS')!);
   if (workers === undefined) problems.push(`TESSERA_WORKERS: must be ${WORKERS_RULE}`);
@@ -164,6 +172,7 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
       workers: workers!,
       trustedProxies,
       loginsPerSource,
+      loginFailureTimeMs,
       smtpUrl: values.TESSERA_SMTP_URL,
       smtpFrom: values.TESSERA_SMTP_FROM,
       smtpTimeoutMs,

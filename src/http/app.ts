@@ -42,7 +42,8 @@ import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
   store: Store;
-  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'> & Partial<Pick<ServiceConfig, 'trustedProxies' | 'loginsPerSource' | 'workers'>>;
+  config: Pick<ServiceConfig, 'dev' | 'bodyLimit' | 'logLevel' | 'secret'> &
+    Partial<Pick<ServiceConfig, 'trustedProxies' | 'loginsPerSource' | 'loginFailureTimeMs' | 'workers'>>;
   keys: KeyRing;
   /** The public base URL; read per request, since with port 0 it is known only after listening. */
   issuer: () => string;
@@ -123,6 +124,7 @@ export async function buildApp({
     // Workers share the machine's cores: together they run one hash thread per core.
     ...(config.workers !== undefined && config.workers > 1 ? { hashThreads: Math.max(1, Math.floor(availableParallelism() / config.workers)) } : {}),
     ...(config.loginsPerSource === undefined ? {} : { loginsPerSource: config.loginsPerSource }),
+    ...(config.loginFailureTimeMs === undefined ? {} : { failureTimeMs: config.loginFailureTimeMs }),
   });
   app.addHook('onClose', () => logins.close());
   await app.register(authnRoutes(logins, deps.reader));

@@ -4,12 +4,14 @@ import { newId } from '../crypto/ids.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
+import { listResponse, pageRequest } from '../http/pagination.ts';
+import type { CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
 import { type Handle, handleTypes, type Person, type PersonRole, personRoles } from '../store/types.ts';
 import { normaliseHandles } from './handles.ts';
+import { OVER_BUDGET_LIST, overBudgetPersons, PersonListQuery } from './over-budget-persons.ts';
 import { changePersonAccess, createPerson, deletePerson } from './person-changes.ts';
 
 const HandleSchema = Type.Object(
@@ -65,7 +67,7 @@ export function newPerson(
 }
 
 /** `now`: the app's clock, which stamps what is created, generation raises and the audit events. */
-export function personRoutes(store: PersonStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
+export function personRoutes(store: PersonStore & CredentialStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['persons'];
@@ -87,11 +89,23 @@ export function personRoutes(store: PersonStore & OrganizationStore & Transactio
     app.get(
       '/persons',
       {
-        schema: { tags, security, summary: 'List persons', querystring: PageQuery, response: { 200: ListEnvelope(PersonView), ...commonErrors } },
+        schema: {
+          tags,
+          security,
+          summary: 'List persons',
+          description: '`credential=over_budget` lists only the persons whose password hash is over the cost ceilings and must be reset.',
+          querystring: PersonListQuery,
+          response: { 200: ListEnvelope(PersonView), ...commonErrors },
+        },
       },
       async (request) => {
-        const page = await store.listPersons(tenantOf(request).org.id, pageRequest('persons', request.query));
-        return listResponse('persons', request.query.limit, page, presentPerson);
+        const orgId = tenantOf(request).org.id;
+        const { credential, ...query } = request.query;
+        if (credential === 'over_budget') {
+          return listResponse(OVER_BUDGET_LIST, query.limit, await overBudgetPersons(store, orgId, pageRequest(OVER_BUDGET_LIST, query)), presentPerson);
+        }
+        const page = await store.listPersons(orgId, pageRequest('persons', query));
+        return listResponse('persons', query.limit, page, presentPerson);
       },
     );
 

@@ -23,6 +23,7 @@ describe('Service configuration', () => {
       workers: 1,
       trustedProxies: [],
       loginsPerSource: 4,
+      loginFailureTimeMs: 1000,
       smtpUrl: undefined,
       smtpFrom: undefined,
       smtpTimeoutMs: 10000,

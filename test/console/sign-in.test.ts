@@ -12,7 +12,9 @@ for (const backend of backends()) {
     let org: TestOrg;
 
     before(async () => {
-      t = await startTestService(backend);
+      // The shortest failure time: at the default 1 s, answering the fifth failure takes the 1 s delay it
+      // asks for, and the lockout test's next attempt would be allowed rather than wait its turn.
+      t = await startTestService(backend, { TESSERA_LOGIN_FAILURE_TIME: '100' });
       org = await t.org();
     });
     after(() => t.close());

@@ -24,8 +24,10 @@ if (server) {
 
     let stack: HelpdeskReplicas | undefined;
     before(async () => {
-      // No bound on password logins in flight, so that only the attempt counter decides the concurrent case.
-      stack = await startHelpdeskReplicas(server, { TESSERA_LOGINS_PER_SOURCE: '0' });
+      // No bound on password logins in flight, so that only the attempt counter decides the concurrent case;
+      // the shortest failure time, so that the sixth attempt comes before the fifth failure's 1 s delay is over
+      // (at the default 1 s, answering the fifth failure takes that delay).
+      stack = await startHelpdeskReplicas(server, { TESSERA_LOGINS_PER_SOURCE: '0', TESSERA_LOGIN_FAILURE_TIME: '100' });
       ({ database, smtp, replicas, org, desk } = stack);
     });
     after(() => stack?.stop());

@@ -36,9 +36,10 @@ export function checkPolicy(policy: PasswordHashPolicy): void {
     policy.memoryKiB <= COST_CEILINGS.argon2MemoryKiB &&
     policy.passes >= 1 &&
     policy.passes <= COST_CEILINGS.argon2Passes &&
+    policy.memoryKiB * policy.passes <= COST_CEILINGS.argon2MemoryPassesKiB &&
     policy.parallelism >= 1 &&
     policy.parallelism <= COST_CEILINGS.argon2Parallelism;
-  if (!within) throw new RangeError('password hash policy must be within the import ceilings (m ≤ 256 MiB, t ≤ 10, p ≤ 16, m ≥ 8·p)');
+  if (!within) throw new RangeError('password hash policy must be within the import ceilings (m ≤ 256 MiB, t ≤ 10, m × t ≤ 256 MiB, p ≤ 16, m ≥ 8·p)');
 }
 
 /**

@@ -119,6 +119,11 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
       return rows.map(toCredential);
     },
 
+    async listOrganizationCredentialsOfType(orgId, type): Promise<Credential[]> {
+      const rows = await db.all<CredentialRow>('SELECT * FROM credentials WHERE org_id = $1 AND type = $2 ORDER BY person_id, id', [orgId, type]);
+      return rows.map(toCredential);
+    },
+
     deleteCredential(orgId, personId, id, at): Promise<boolean> {
       return db.transaction(async (tx) => {
         if ((await tx.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id])) !== 1) return false;

@@ -52,6 +52,11 @@ export interface CredentialStore {
   /** All the person's credentials of one type (a person has few), oldest first: what a login tries. */
   listCredentialsOfType(orgId: string, personId: string, type: string): Promise<Credential[]>;
   /**
+   * Every credential of one type in the organisation, by person id: for checks that read what
+   * each holds (password hashes over the cost ceilings), not for paging through persons.
+   */
+  listOrganizationCredentialsOfType(orgId: string, type: string): Promise<Credential[]>;
+  /**
    * Deletes the credential and, in the same transaction, raises its person's generation (so the
    * tokens and console sessions they signed in to with it end); false, changing nothing, when no
    * such credential of that person exists.

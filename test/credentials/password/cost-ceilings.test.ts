@@ -28,38 +28,45 @@ describe('Cost ceilings at import', () => {
     assert.deepEqual(COST_CEILINGS, {
       argon2MemoryKiB: 262144,
       argon2Passes: 10,
+      argon2MemoryPassesKiB: 262144,
       argon2Parallelism: 16,
-      bcryptCost: 16,
-      pbkdf2Iterations: 10_000_000,
+      bcryptCost: 13,
+      pbkdf2Iterations: { sha1: 3_000_000, sha256: 3_000_000, sha512: 1_000_000 },
       pbkdf2KeyBytes: 64,
     });
   });
 
   it('accept each cost at its ceiling', () => {
-    parseImportedPasswordHash(argon2id('m=262144,t=10,p=16'));
-    parseImportedPasswordHash(bcrypt('16'));
-    parseImportedPasswordHash(pbkdf2('sha512', 10_000_000, 64));
-    parseImportedPasswordHash(pbkdf2('sha256', 5_000_000, 64));
+    parseImportedPasswordHash(argon2id('m=262144,t=1,p=16'));
+    parseImportedPasswordHash(argon2id('m=65536,t=4,p=1'));
+    parseImportedPasswordHash(argon2id('m=19456,t=10,p=1'));
+    parseImportedPasswordHash(bcrypt('13'));
+    parseImportedPasswordHash(pbkdf2('sha512', 1_000_000, 64));
+    parseImportedPasswordHash(pbkdf2('sha256', 3_000_000, 32));
+    parseImportedPasswordHash(pbkdf2('sha1', 3_000_000, 20));
+    parseImportedPasswordHash(pbkdf2('sha256', 1_500_000, 64));
   });
 
-  it('refuse argon2 memory, passes and lanes above the ceiling, saying it', () => {
-    assertAboveCeiling(argon2id('m=262145,t=2,p=1'), /argon2id m must be at most 262144 KiB \(256 MiB\)/);
-    assertAboveCeiling(argon2id('m=65536,t=11,p=1'), /argon2id t must be at most 10/);
+  it('refuse argon2 memory, passes, lanes and memory × passes above the ceiling, saying it', () => {
+    assertAboveCeiling(argon2id('m=262145,t=1,p=1'), /argon2id m must be at most 262144 KiB \(256 MiB\)/);
+    assertAboveCeiling(argon2id('m=8192,t=11,p=1'), /argon2id t must be at most 10/);
     assertAboveCeiling(argon2id('m=65536,t=2,p=17'), /argon2id p must be at most 16/);
+    assertAboveCeiling(argon2id('m=131072,t=3,p=1'), /argon2id m × t must be at most 262144 KiB/);
     assertAboveCeiling(`$argon2i$m=4294967295,t=2,p=1$${SALT}$${TAG}`, /argon2i m must be at most/);
   });
 
-  it('refuse bcrypt above cost 16 though bcrypt itself allows up to 31', () => {
-    assertAboveCeiling(bcrypt('17'), /bcrypt cost must be at most 16/);
-    assertAboveCeiling(bcrypt('31'), /bcrypt cost must be at most 16/);
+  it('refuse bcrypt above cost 13 though bcrypt itself allows up to 31', () => {
+    assertAboveCeiling(bcrypt('14'), /bcrypt cost must be at most 13/);
+    assertAboveCeiling(bcrypt('31'), /bcrypt cost must be at most 13/);
   });
 
-  it('refuse pbkdf2 above 10,000,000 iterations, above 64-byte keys, and keys that multiply the iterations', () => {
+  it("refuse pbkdf2 above its digest's iterations, above 64-byte keys, and keys that multiply the iterations", () => {
     const rfc = JSON.parse(readFileSync(new URL('fixtures/rfc6070-pbkdf2-sha1.json', import.meta.url), 'utf8'));
-    assertAboveCeiling(rfc.above_ceiling.hash, /pbkdf2 iterations i must be at most 10000000/);
-    assertAboveCeiling(pbkdf2('sha512', 10_000_001, 64), /iterations i must be at most 10000000/);
+    assertAboveCeiling(rfc.above_ceiling.hash, /pbkdf2-sha1 iterations i must be at most 3000000/);
+    assertAboveCeiling(pbkdf2('sha512', 1_000_001, 64), /pbkdf2-sha512 iterations i must be at most 1000000/);
+    assertAboveCeiling(pbkdf2('sha256', 3_000_001, 32), /pbkdf2-sha256 iterations i must be at most 3000000/);
     assertAboveCeiling(pbkdf2('sha512', 1000, 65), /key length l must be at most 64 bytes/);
-    assertAboveCeiling(pbkdf2('sha1', 3_000_000, 64), /pbkdf2 i × blocks must be at most 10000000 \(l=64 is 4 sha1 blocks\)/);
-    assertAboveCeiling(pbkdf2('sha256', 5_000_001, 33), /l=33 is 2 sha256 blocks/);
+    assertAboveCeiling(pbkdf2('sha1', 1_000_000, 64), /pbkdf2-sha1 i × blocks must be at most 3000000 \(l=64 is 4 blocks\)/);
+    assertAboveCeiling(pbkdf2('sha256', 1_500_001, 33), /l=33 is 2 blocks/);
   });
 });

@@ -63,7 +63,7 @@ export const argon2Hashes: fc.Arbitrary<GeneratedHash> = fc
       hash.text === canonicalPhc(hash.bytes) &&
       hash.bytes.length >= 16 &&
       hash.bytes.length <= 64;
-    const withinCeilings = memory <= 262_144 && passes <= 10 && lanes <= 16;
+    const withinCeilings = memory <= 262_144 && passes <= 10 && lanes <= 16 && memory * passes <= 262_144;
     return { text, expected: !wellFormed ? 'format' : withinCeilings ? 'accepted' : 'ceiling' };
   });
 
@@ -84,10 +84,12 @@ export const bcryptHashes: fc.Arbitrary<GeneratedHash> = fc
     const text = `$${version}$${cost}$${sized}`;
     const wellFormed =
       ['2', '2a', '2b', '2x', '2y'].includes(version) && /^[0-9]{2}$/.test(cost) && Number(cost) >= 4 && Number(cost) <= 31 && length === 'exact';
-    return { text, expected: !wellFormed ? 'format' : Number(cost) <= 16 ? 'accepted' : 'ceiling' };
+    return { text, expected: !wellFormed ? 'format' : Number(cost) <= 13 ? 'accepted' : 'ceiling' };
   });
 
 const DIGEST_BYTES: Record<string, number> = { sha1: 20, sha256: 32, sha512: 64 };
+/** Iterations times digest-sized blocks of the key, per digest (docs/credentials.md, "Cost ceilings"). */
+const PBKDF2_CEILINGS: Record<string, number> = { sha1: 3_000_000, sha256: 3_000_000, sha512: 1_000_000 };
 
 export const pbkdf2Hashes: fc.Arbitrary<GeneratedHash> = fc
   .record({
@@ -113,7 +115,7 @@ export const pbkdf2Hashes: fc.Arbitrary<GeneratedHash> = fc
       salt.bytes.length <= 64 &&
       hashText === canonicalPhc(hash) &&
       hash.length === keyLength;
-    const withinCeilings = keyLength <= 64 && iterations * Math.ceil(keyLength / (digestBytes ?? 1)) <= 10_000_000;
+    const withinCeilings = keyLength <= 64 && iterations * Math.ceil(keyLength / (digestBytes ?? 1)) <= (PBKDF2_CEILINGS[digest] ?? 0);
     return { text, expected: !wellFormed ? 'format' : withinCeilings ? 'accepted' : 'ceiling' };
   });
 

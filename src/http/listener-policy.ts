@@ -64,6 +64,12 @@ export function applyListenerPolicy(server: Server, policy: ListenerPolicy, trus
     if (total >= policy.maxConnections || (!exempt && fromAddress >= policy.maxConnectionsPerAddress)) return refuse(socket);
     total++;
     if (address !== undefined) byAddress.set(address, fromAddress + 1);
+    // Node's HTTP server lets a connection stay half open: once it has sent its last bytes and
+    // its FIN (a 408, a keep-alive timeout, `Connection: close`), the socket is closed only when
+    // the client closes its side. A client that never does would keep its place in the counts
+    // for ever, and a few hundred such sockets filled the caps for good. Our side is done once
+    // everything is written, so the socket is closed then (the kernel still delivers the bytes).
+    socket.once('finish', () => socket.destroy());
     socket.once('close', () => {
       total--;
       if (address === undefined) return;

@@ -61,3 +61,16 @@ export function hold(url: string, localAddress: string): Promise<Socket> {
     });
   });
 }
+
+/**
+ * A connection from `localAddress` that sends nothing and never closes its side, even after the
+ * server has sent its FIN (allowHalfOpen): a client ignoring the server's close.
+ */
+export function holdSilently(url: string, localAddress: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), localAddress, allowHalfOpen: true });
+    socket.on('error', reject);
+    socket.on('connect', () => resolve(socket));
+  });
+}

@@ -7,7 +7,7 @@ import { type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy
 import { backends } from '../helpers/backends.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { type Exchange, exchange, hold, type Listener } from './listener-sockets.ts';
+import { type Exchange, exchange, hold, holdSilently, type Listener } from './listener-sockets.ts';
 
 /**
  * Design §5's one listener policy, shown on every port the product opens: the service, the
@@ -46,9 +46,12 @@ const fastGateway = () =>
     max_requests_per_connection: FAST.maxRequests,
   });
 const cappedGateway = () => gateway({ max_connections: CAPS.total, max_connections_per_address: CAPS.perAddress, trusted_proxies: [CAPS.trusted] });
+const fastCappedGateway = () =>
+  gateway({ headers_timeout: `${FAST.headersMs}ms`, request_timeout: `${FAST.requestMs}ms`, max_connections_per_address: CAPS.perAddress });
 
 /** Each listener, with how a request waiting for its body is answered there. */
-const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: Listener }> }[] = [
+/** fast: short timeouts; capped: small caps; fastCapped: both. */
+const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: Listener; fastCapped: Listener }> }[] = [
   {
     name: 'service',
     async start() {
@@ -63,27 +66,44 @@ const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: List
         TESSERA_MAX_CONNECTIONS_PER_ADDRESS: String(CAPS.perAddress),
         TESSERA_TRUSTED_PROXIES: CAPS.trusted,
       });
+      const fastCapped = await service({
+        TESSERA_HEADERS_TIMEOUT: String(FAST.headersMs),
+        TESSERA_REQUEST_TIMEOUT: String(FAST.requestMs),
+        TESSERA_MAX_CONNECTIONS_PER_ADDRESS: String(CAPS.perAddress),
+      });
       // The token endpoint reads its form body before anything else: it waits for the body.
       const post = { path: '/oauth2/tokens', contentType: 'application/x-www-form-urlencoded', answer: /^HTTP\/1\.1 408 .*REQUEST_TIMEOUT/s };
-      return { fast: { url: fast.url, health: '/healthz', post }, capped: { url: capped.url, health: '/healthz', post } };
+      return {
+        fast: { url: fast.url, health: '/healthz', post },
+        capped: { url: capped.url, health: '/healthz', post },
+        fastCapped: { url: fastCapped.url, health: '/healthz', post },
+      };
     },
   },
   {
     name: 'gateway proxy',
     async start() {
-      const [fast, capped] = [await fastGateway(), await cappedGateway()];
+      const [fast, capped, fastCapped] = [await fastGateway(), await cappedGateway(), await fastCappedGateway()];
       // Proxied to the upstream, which answers once the body has ended: it never does.
       const post = { path: '/upload', contentType: 'application/octet-stream', answer: /^HTTP\/1\.1 408 .*GATEWAY_REQUEST_TIMEOUT/s };
-      return { fast: { url: fast.url, health: '/healthz', post }, capped: { url: capped.url, health: '/healthz', post } };
+      return {
+        fast: { url: fast.url, health: '/healthz', post },
+        capped: { url: capped.url, health: '/healthz', post },
+        fastCapped: { url: fastCapped.url, health: '/healthz', post },
+      };
     },
   },
   {
     name: 'gateway admin',
     async start() {
-      const [fast, capped] = [await fastGateway(), await cappedGateway()];
+      const [fast, capped, fastCapped] = [await fastGateway(), await cappedGateway(), await fastCappedGateway()];
       // The admin port answers without reading a body; the connection still waits for it, and is cut.
       const post = { path: '/healthz', contentType: 'application/json', answer: /^HTTP\/1\.1 200 /s };
-      return { fast: { url: fast.adminUrl, health: '/healthz', post }, capped: { url: capped.adminUrl, health: '/healthz', post } };
+      return {
+        fast: { url: fast.adminUrl, health: '/healthz', post },
+        capped: { url: capped.adminUrl, health: '/healthz', post },
+        fastCapped: { url: fastCapped.adminUrl, health: '/healthz', post },
+      };
     },
   },
 ];
@@ -103,7 +123,8 @@ for (const { name, start } of LISTENERS) {
   describe(`Listener policy: ${name}`, () => {
     let fast: Listener;
     let capped: Listener;
-    before(async () => ({ fast, capped } = await start()));
+    let fastCapped: Listener;
+    before(async () => ({ fast, capped, fastCapped } = await start()));
 
     it('headers trickled one line every 100 ms are cut at the headers timeout (300 ms) with 408', async () => {
       const result = await exchange(fast.url, '127.0.0.1', `GET ${fast.health} HTTP/1.1\r\n`, { trickle: 'X-Slow: 1\r\n', everyMs: 100 });
@@ -164,6 +185,23 @@ for (const { name, start } of LISTENERS) {
         again = await exchange(capped.url, '127.0.0.1', get(capped.health));
       }
       answered(again!, 200);
+    });
+
+    it('regression: connections cut at the headers timeout whose clients never close stop counting (they filled the caps for good)', async () => {
+      const silent = [];
+      try {
+        for (let i = 0; i < CAPS.perAddress; i++) silent.push(await holdSilently(fastCapped.url, '127.0.0.6'));
+        answered(await exchange(fastCapped.url, '127.0.0.6', get(fastCapped.health)), 503);
+        // Past the headers timeout each silent connection has had its 408 and FIN; its client keeps its side open.
+        await new Promise((resolve) => setTimeout(resolve, FAST.headersMs + 700));
+        assert.ok(
+          silent.every((socket) => !socket.destroyed),
+          'the clients still hold their sockets',
+        );
+        answered(await exchange(fastCapped.url, '127.0.0.6', get(fastCapped.health)), 200);
+      } finally {
+        for (const socket of silent) socket.destroy();
+      }
     });
   });
 }

@@ -1,8 +1,9 @@
 import { ApiError } from '../errors/api-error.ts';
 import type { AttemptCounter, AuthnAttemptStore } from '../store/authn/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
+import { type AttemptMetrics, unreportedAttempts } from './attempt-metrics.ts';
 import { decideAttempt, MAX_CONSECUTIVE_FAILURES } from './attempt-policy.ts';
-import { countCrossingOfPerson, type StrangerPressure, thresholdReachedAt, unreportedStrangerPressure } from './lockout-pressure.ts';
+import { countCrossingOfPerson, thresholdReachedAt } from './lockout-pressure.ts';
 
 /** What a caller does with an attempt it was allowed to make: report how it ended, once. */
 export interface AttemptTicket {
@@ -23,17 +24,17 @@ const MAX_RACES = 3;
  * replicas, kept across restarts. An attempt is counted *before* the secret is tested, by a
  * compare-and-set on the count just read, so concurrent attempts cannot exceed the policy.
  * A count that reaches 10, 50 or 100 is reported (lockout-pressure.ts): an audit event for a
- * handle that names a person, `strangers` for one that names no one.
+ * handle that names a person, `metrics` for one that names no one.
  */
 export class AttemptLimiter {
   readonly #store: AuthnAttemptStore & TransactionalStore;
   readonly #now: () => number;
-  readonly #strangers: StrangerPressure;
+  readonly #metrics: AttemptMetrics;
 
-  constructor(store: AuthnAttemptStore & TransactionalStore, now: () => number, strangers: StrangerPressure = unreportedStrangerPressure) {
+  constructor(store: AuthnAttemptStore & TransactionalStore, now: () => number, metrics: AttemptMetrics = unreportedAttempts) {
     this.#store = store;
     this.#now = now;
-    this.#strangers = strangers;
+    this.#metrics = metrics;
   }
 
   /** Counts an attempt and returns its ticket, or throws 429 TOO_MANY_ATTEMPTS. */
@@ -57,7 +58,7 @@ export class AttemptLimiter {
     const { personId } = counter;
     if (personId !== null) return countCrossingOfPerson(this.#store, { ...counter, personId }, expected, at, threshold);
     const counted = await this.#store.countAuthnAttemptIf(counter, expected, at);
-    if (counted) this.#strangers.crossed(threshold);
+    if (counted) this.#metrics.pressureOfNoOne(threshold);
     return counted;
   }
 

@@ -1,4 +1,3 @@
-import { Counter, type Registry } from 'prom-client';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { AttemptCounter } from '../store/authn/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
@@ -15,28 +14,6 @@ export const PRESSURE_THRESHOLDS = [10, 50, MAX_CONSECUTIVE_FAILURES] as const;
 export function thresholdReachedAt(count: number): number | undefined {
   return PRESSURE_THRESHOLDS.find((threshold) => threshold === count);
 }
-
-/**
- * Where a crossing by a handle that names no one goes: a metric, never the audit log, which
- * strangers could otherwise grow at will by guessing at made-up handles.
- */
-export interface StrangerPressure {
-  crossed(threshold: number): void;
-}
-
-/** tessera_authn_lockout_pressure_total{threshold} in the app's registry (GET /metrics). */
-export function strangerPressureMetric(registry: Registry, prefix = 'tessera_'): StrangerPressure {
-  const crossings = new Counter({
-    name: `${prefix}authn_lockout_pressure_total`,
-    help: 'Attempt counters of handles that name no one reaching 10, 50 or 100 consecutive failures',
-    labelNames: ['threshold'] as const,
-    registers: [registry],
-  });
-  return { crossed: (threshold) => crossings.inc({ threshold: String(threshold) }) };
-}
-
-/** For a limiter with no metrics to report to (tests of the limiter alone). */
-export const unreportedStrangerPressure: StrangerPressure = { crossed: () => {} };
 
 /**
  * Counts the attempt that brings a person's counter to `threshold` and records

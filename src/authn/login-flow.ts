@@ -5,6 +5,7 @@ import type { Credential, CredentialStore } from '../store/credentials/store.ts'
 import type { PersonStore } from '../store/persons/store.ts';
 import type { Handle, Organization, Person } from '../store/types.ts';
 import type { AttemptTicket } from './attempt-limiter.ts';
+import { type AttemptMetrics, unreportedAttempts } from './attempt-metrics.ts';
 import { attemptCounter } from './attempt-subject.ts';
 import { type AttemptOutcome, recordAuthnAttempt } from './audit.ts';
 import { DEFAULT_FAILURE_TIME_MS, failureClockNow, waitForFailureTime } from './failure-time.ts';
@@ -44,6 +45,8 @@ export interface LoginFlowDeps {
   now: () => number;
   /** How long after it began a failure of a method that waits for the budget is answered; default DEFAULT_FAILURE_TIME_MS. */
   failureTimeMs?: number;
+  /** Where attempts the audit log does not keep are counted. */
+  metrics?: AttemptMetrics;
 }
 
 /** Every failed authentication, whatever failed: the answer must not tell a handle or credential exists. */
@@ -70,12 +73,12 @@ export class LoginFlow {
    * (validation/handle.ts), so every spelling counts as one subject.
    */
   async authenticate(org: Organization, handle: Handle, method: LoginMethod): Promise<{ person: Person; amr: readonly AmrValue[] }> {
-    const { store, limiter, hashCode, now, failureTimeMs = DEFAULT_FAILURE_TIME_MS } = this.#deps;
+    const { store, limiter, hashCode, now, failureTimeMs = DEFAULT_FAILURE_TIME_MS, metrics = unreportedAttempts } = this.#deps;
     const started = failureClockNow();
     const person = await store.findPersonByHandle(org.id, handle);
     const personId = person?.id ?? null;
     const audit = (outcome: AttemptOutcome, reason: string | null, credentialId: string | null = null, auditMethod = method.method) =>
-      recordAuthnAttempt(store, now, { orgId: org.id, method: auditMethod, personId, credentialId, outcome, reason });
+      recordAuthnAttempt(store, now, { orgId: org.id, method: auditMethod, personId, credentialId, outcome, reason }, metrics);
 
     let ticket: AttemptTicket;
     try {

@@ -4,6 +4,7 @@ import type { HashWorkPool, PasswordHashPolicy } from '../credentials/password/i
 import { commonErrors, Envelope, ErrorEnvelope } from '../http/envelope.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import type { Store } from '../store/store.ts';
+import type { AttemptMetrics } from './attempt-metrics.ts';
 import type { LoginFlow } from './login-flow.ts';
 import { canonicalLoginHandle, handleOrTicket, PasswordLoginBody, PasswordLoginView, PersonLoginView, TotpLoginBody } from './login-schemas.ts';
 import type { LoginsPerSource } from './logins-per-source.ts';
@@ -22,6 +23,7 @@ export interface LoginRouteOptions {
   context: CredentialTypeContext;
   policy?: PasswordHashPolicy;
   now: () => number;
+  attemptMetrics: AttemptMetrics;
 }
 
 const tags = ['authentication'];
@@ -30,7 +32,7 @@ const security = [{ orgId: [] }];
 const errors = { ...commonErrors, 429: ErrorEnvelope };
 
 /** POST /authn/password and /authn/totp: a person proves who they are and gets a person JWT (design §3, §5). */
-export function loginRoutes({ store, flow, issuer, pool, perSource, context, policy, now }: LoginRouteOptions): FastifyPluginAsyncTypebox {
+export function loginRoutes({ store, flow, issuer, pool, perSource, context, policy, now, attemptMetrics }: LoginRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/authn/password',
@@ -53,7 +55,7 @@ export function loginRoutes({ store, flow, issuer, pool, perSource, context, pol
         const leave = perSource.enter(request.ip);
         try {
           const { person } = await flow.authenticate(org, handle, method);
-          const next = await afterPassword({ store, now }, org, person, handle);
+          const next = await afterPassword({ store, now, attemptMetrics }, org, person, handle);
           if (next.kind === 'signed_in') return { result: await issuePersonToken(issuer, org, next.signIn) };
           const { ticket, expiresAt, methods } = next;
           return {
@@ -94,7 +96,7 @@ export function loginRoutes({ store, flow, issuer, pool, perSource, context, pol
         }
         const leave = perSource.enter(request.ip);
         try {
-          const signIn = await completeSignIn({ store, now }, org, ticketHashOf(ticket!), 'totp', async (open) => {
+          const signIn = await completeSignIn({ store, now, attemptMetrics }, org, ticketHashOf(ticket!), 'totp', async (open) => {
             const { person, amr } = await flow.authenticate(org, open.handle, method);
             return { personId: person.id, amr };
           });

@@ -5,9 +5,9 @@ import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import type { TokenReader } from '../oauth/tokens/reader.ts';
 import type { Store } from '../store/store.ts';
 import { AttemptLimiter } from './attempt-limiter.ts';
+import { type AttemptMetrics, unreportedAttempts } from './attempt-metrics.ts';
 import { attemptRoutes } from './attempt-routes.ts';
 import { enrolmentRoutes } from './enrolment-routes.ts';
-import type { StrangerPressure } from './lockout-pressure.ts';
 import { LoginFlow } from './login-flow.ts';
 import { loginRoutes } from './login-routes.ts';
 import { LoginsPerSource } from './logins-per-source.ts';
@@ -26,8 +26,8 @@ export interface LoginServiceOptions {
   /** How long after it began a password failure is answered (failure-time.ts); default DEFAULT_FAILURE_TIME_MS. */
   failureTimeMs?: number;
   policy?: PasswordHashPolicy;
-  /** Where counters of handles that name no one report nearing the lock (a metric). */
-  strangers?: StrangerPressure;
+  /** Where what the audit log does not keep is counted: strangers' attempts and refusals. */
+  attemptMetrics?: AttemptMetrics;
 }
 
 /**
@@ -44,6 +44,7 @@ export interface LoginServices {
   context: CredentialTypeContext;
   policy: PasswordHashPolicy | undefined;
   now: () => number;
+  attemptMetrics: AttemptMetrics;
   /** Ends the pool's threads when it was made here; a pool passed in belongs to whoever made it. */
   close(): Promise<void>;
 }
@@ -58,16 +59,17 @@ export function loginServices({
   loginsPerSource = 4,
   failureTimeMs,
   policy,
-  strangers,
+  attemptMetrics,
 }: LoginServiceOptions): LoginServices {
   const pool = given ?? new HashWorkPool(hashThreads === undefined ? {} : { concurrency: hashThreads });
   return {
     store,
     flow: new LoginFlow({
       store,
-      limiter: new AttemptLimiter(store, now, strangers),
+      limiter: new AttemptLimiter(store, now, attemptMetrics),
       hashCode: context.hashCode,
       now,
+      metrics: attemptMetrics,
       ...(failureTimeMs === undefined ? {} : { failureTimeMs }),
     }),
     issuer,
@@ -76,6 +78,7 @@ export function loginServices({
     context,
     policy,
     now,
+    attemptMetrics: attemptMetrics ?? unreportedAttempts,
     close: async () => {
       if (!given) await pool.close();
     },
@@ -84,10 +87,10 @@ export function loginServices({
 
 /** The authentication challenges (POST /authn/…): one plugin, so app.ts registers it in one line. */
 export function authnRoutes(services: LoginServices, reader: TokenReader): FastifyPluginAsyncTypebox {
-  const { store, flow, issuer, pool, perSource, context, now, policy } = services;
+  const { store, flow, issuer, pool, perSource, context, now, policy, attemptMetrics } = services;
   return async (app) => {
     await app.register(enrolmentRoutes(store, reader, { store, context, now }));
     await app.register(attemptRoutes(store, now, context.hashCode));
-    await app.register(loginRoutes({ store, flow, issuer, pool, perSource, context, now, ...(policy ? { policy } : {}) }));
+    await app.register(loginRoutes({ store, flow, issuer, pool, perSource, context, now, attemptMetrics, ...(policy ? { policy } : {}) }));
   };
 }

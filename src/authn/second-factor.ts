@@ -6,6 +6,7 @@ import type { PersonStore } from '../store/persons/store.ts';
 import type { SecondFactorTicket, SecondFactorTicketStore } from '../store/second-factor-tickets/store.ts';
 import type { Handle, Organization, Person } from '../store/types.ts';
 import { type SecondFactorMethod, secondFactorMethods, withTwoFactors } from './assurance.ts';
+import { type AttemptMetrics, unreportedAttempts } from './attempt-metrics.ts';
 import { recordAuthnAttempt } from './audit.ts';
 import { authenticationFailed } from './login-flow.ts';
 import type { AmrValue, SignIn } from './person-token.ts';
@@ -20,6 +21,8 @@ const TICKET_PREFIX = 'sft';
 export interface SecondFactorDeps {
   store: SecondFactorTicketStore & CredentialStore & PersonStore & AuditStore;
   now: () => number;
+  /** Where a ticket that names nothing is counted (never the audit log: anyone can send one). */
+  attemptMetrics?: AttemptMetrics;
 }
 
 /** After a right password: signed in (the person has no second factor), or a ticket that the second factor completes. */
@@ -90,7 +93,12 @@ export async function completeSignIn(
   const { store, now } = deps;
   const ticket = await store.countSecondFactorAttempt(org.id, ticketHash, now(), TICKET_MAX_ATTEMPTS);
   if (!ticket) {
-    await recordAuthnAttempt(store, now, { orgId: org.id, method, personId: null, credentialId: null, outcome: 'failure', reason: 'no_such_ticket' });
+    await recordAuthnAttempt(
+      store,
+      now,
+      { orgId: org.id, method, personId: null, credentialId: null, outcome: 'failure', reason: 'no_such_ticket' },
+      deps.attemptMetrics ?? unreportedAttempts,
+    );
     throw ticketRefused();
   }
   let proof: SecondFactorProof;

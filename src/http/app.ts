@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { strangerPressureMetric } from '../authn/lockout-pressure.ts';
+import { attemptMetrics as attemptMetricsIn } from '../authn/attempt-metrics.ts';
 import { authnRoutes, loginServices } from '../authn/routes.ts';
 import { webauthnRoutes } from '../authn/webauthn/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
@@ -114,10 +114,10 @@ export async function buildApp({
   await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
   // One metric for both doors of login: a counter is the same whichever door counted on it.
-  const strangers = strangerPressureMetric(registry);
+  const attemptMetrics = attemptMetricsIn(registry);
   const logins = loginServices({
     store,
-    strangers,
+    attemptMetrics,
     issuer: tokenIssuer,
     context: credentialTypeContext(config.secret),
     now,
@@ -128,7 +128,7 @@ export async function buildApp({
   });
   app.addHook('onClose', () => logins.close());
   await app.register(authnRoutes(logins, deps.reader));
-  const webauthn = { store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now, strangers };
+  const webauthn = { store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now, attemptMetrics };
   await app.register(webauthnRoutes(webauthn));
   await app.register(auditRoutes(store));
   const connections = { store, box: connectionSecretBox(config.secret), issuer, dev: config.dev, now };

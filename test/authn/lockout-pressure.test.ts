@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { AttemptLimiter } from '../../src/authn/attempt-limiter.ts';
+import { attemptMetrics } from '../../src/authn/attempt-metrics.ts';
 import { delayAfter } from '../../src/authn/attempt-policy.ts';
 import { attemptCounter } from '../../src/authn/attempt-subject.ts';
-import { strangerPressureMetric } from '../../src/authn/lockout-pressure.ts';
 import { credentialTypeContext } from '../../src/credentials/context.ts';
 import type { AttemptCounter } from '../../src/store/authn/store.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -58,7 +58,7 @@ for (const backend of backends()) {
     it('counts a stranger handle crossing in the metric only, never in the audit log', async () => {
       const org = await storedOrg(store);
       const registry = new Registry();
-      const limiter = new AttemptLimiter(store, () => clock.at, strangerPressureMetric(registry));
+      const limiter = new AttemptLimiter(store, () => clock.at, attemptMetrics(registry));
       const counter = attemptCounter(
         { orgId: org.id, handle: { type: 'email_address', value: 'nobody@example.com' }, personId: null, credentialType: 'password' },
         hashCode,

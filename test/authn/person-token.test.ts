@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { unreportedAttempts } from '../../src/authn/attempt-metrics.ts';
 import { recordAuthnAttempt } from '../../src/authn/audit.ts';
 import { issuePersonToken } from '../../src/authn/person-token.ts';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
@@ -61,14 +62,19 @@ for (const backend of backends()) {
 
     it('records authn.attempt events with the injected clock and only the fields it names', async () => {
       const personId = await createPerson(svc, org);
-      await recordAuthnAttempt(svc.service.store, () => FROZEN, {
-        orgId: org.orgId,
-        method: 'password',
-        personId,
-        credentialId: 'crd_x',
-        outcome: 'failure',
-        reason: 'wrong_secret',
-      });
+      await recordAuthnAttempt(
+        svc.service.store,
+        () => FROZEN,
+        {
+          orgId: org.orgId,
+          method: 'password',
+          personId,
+          credentialId: 'crd_x',
+          outcome: 'failure',
+          reason: 'wrong_secret',
+        },
+        unreportedAttempts,
+      );
       const events = await svc.call('GET', '/audit/events?type=authn.attempt', { as: org });
       assert.equal(events.body.result.length, 1);
       const [event] = events.body.result;

@@ -53,6 +53,17 @@ export async function attemptEvents(t: TestService, org: TestOrg): Promise<Recor
   return (response.body.result as { data: Record<string, unknown> }[]).map((event) => event.data);
 }
 
+/**
+ * How many attempts GET /metrics counts as not audited (named no one, or refused unjudged) for
+ * these labels; 0 before the first. Metrics are per service process, not per organisation.
+ */
+export async function unauditedAttempts(t: TestService, labels: { method: string; outcome: string; reason: string }): Promise<number> {
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  const series = `tessera_authn_attempts_unaudited_total{method="${labels.method}",outcome="${labels.outcome}",reason="${labels.reason}"}`;
+  const line = text.split('\n').find((one) => one.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
 export interface TotpVector {
   algorithm: 'SHA1' | 'SHA256' | 'SHA512';
   digits: 6 | 8;

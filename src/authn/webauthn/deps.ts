@@ -8,7 +8,7 @@ import type { PersonStore } from '../../store/persons/store.ts';
 import type { SecondFactorTicketStore } from '../../store/second-factor-tickets/store.ts';
 import type { TransactionalStore } from '../../store/store.ts';
 import type { WebAuthnChallengeStore } from '../../store/webauthn-challenges/store.ts';
-import type { StrangerPressure } from '../lockout-pressure.ts';
+import type { AttemptMetrics } from '../attempt-metrics.ts';
 
 export type WebAuthnStore = OrganizationStore &
   TransactionalStore &
@@ -30,5 +30,5 @@ export interface WebAuthnDeps {
   /** The app's clock: challenge expiry, attempt delays, the token's iat and the audit agree on it. */
   now: () => number;
   /** Where counters of handles that name no one report nearing the lock (a metric). */
-  strangers?: StrangerPressure;
+  attemptMetrics?: AttemptMetrics;
 }

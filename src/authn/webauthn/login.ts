@@ -6,6 +6,7 @@ import type { Handle, Organization, Person } from '../../store/types.ts';
 import { DISCOVERABLE_LOGIN_SUBJECT, type WebAuthnChallenge } from '../../store/webauthn-challenges/store.ts';
 import { withTwoFactors } from '../assurance.ts';
 import { AttemptLimiter, type AttemptTicket } from '../attempt-limiter.ts';
+import { unreportedAttempts } from '../attempt-metrics.ts';
 import { attemptCounter, userHandleCounter } from '../attempt-subject.ts';
 import { type AttemptOutcome, recordAuthnAttempt } from '../audit.ts';
 import { authenticationFailed } from '../login-flow.ts';
@@ -160,7 +161,7 @@ export async function authenticateWithPasskey(
   const target = await targetOf(deps, org, challenge, body.response);
   const personId = target.kind === 'counted' ? target.counter.personId : null;
   const audit = (outcome: AttemptOutcome, reason: string | null, credentialId: string | null = null) =>
-    recordAuthnAttempt(store, now, { orgId: org.id, method: 'webauthn', personId, credentialId, outcome, reason });
+    recordAuthnAttempt(store, now, { orgId: org.id, method: 'webauthn', personId, credentialId, outcome, reason }, deps.attemptMetrics ?? unreportedAttempts);
   if (target.kind === 'uncounted') {
     await audit('failure', target.reason);
     throw authenticationFailed();
@@ -168,7 +169,7 @@ export async function authenticateWithPasskey(
 
   let ticket: AttemptTicket;
   try {
-    ticket = await new AttemptLimiter(store, now, deps.strangers).begin(target.counter);
+    ticket = await new AttemptLimiter(store, now, deps.attemptMetrics).begin(target.counter);
   } catch (error) {
     if (error instanceof ApiError && error.code === 'TOO_MANY_ATTEMPTS') await audit('refused', 'too_many_attempts');
     throw error;

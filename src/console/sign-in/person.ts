@@ -20,10 +20,20 @@ export function emailHandle(text: string): Handle {
  * and the refusal is audited beside the login's own success (the API would have answered that
  * secret with a token, so the 403 tells nothing the API does not).
  */
-export async function consolePersonOf(deps: Pick<ConsoleDeps, 'store' | 'now'>, org: Organization, personId: string, method: string): Promise<Person> {
+export async function consolePersonOf(
+  deps: Pick<ConsoleDeps, 'store' | 'now' | 'logins'>,
+  org: Organization,
+  personId: string,
+  method: string,
+): Promise<Person> {
   const person = await deps.store.getPerson(org.id, personId);
   if (!person?.console) {
-    await recordAuthnAttempt(deps.store, deps.now, { orgId: org.id, method, personId, credentialId: null, outcome: 'refused', reason: 'not_console_member' });
+    await recordAuthnAttempt(
+      deps.store,
+      deps.now,
+      { orgId: org.id, method, personId, credentialId: null, outcome: 'refused', reason: 'not_console_member' },
+      deps.logins.attemptMetrics,
+    );
     throw new ApiError('FORBIDDEN', "console: only members of the organisation's console may sign in here; ask an administrator");
   }
   return person;

@@ -43,7 +43,7 @@ function organizationOfBrowser(ctx: ConsoleRequest): Organization | undefined {
 
 export function signInRoutes(deps: ConsoleDeps) {
   const { store, sessions, logins } = deps;
-  const tickets = { store, now: deps.now };
+  const tickets = { store, now: deps.now, attemptMetrics: deps.logins.attemptMetrics };
   return async (app: FastifyInstance) => {
     app.get('/console/sign-in', async (request, reply) => {
       const ctx = consoleRequest(request);

@@ -36,8 +36,9 @@ export function passwordMethod(password: string, { store, pool, policy = OWASP_A
     async check(_orgId, credentials): Promise<CheckOutcome> {
       let judged = false;
       try {
-        // A person has one password credential as a rule; should there be more, each is a candidate.
-        for (const credential of credentials) {
+        // A person holds one password (a second is refused at import). Releases before let several
+        // be stored: only the newest is checked, so that a failure costs one hash, as a stranger's does.
+        for (const credential of newestOnly(credentials)) {
           const hash = parsePasswordHash(storedPasswordHash(credential));
           // Stored under an earlier release's higher ceilings: never verified, or each guess would
           // hold a hash thread for seconds (over-budget.ts). Its person is listed for reset.
@@ -86,4 +87,9 @@ async function upgradeIfWeak(orgId: string, credential: Credential, password: st
     from: old.function,
     to: 'argon2id',
   });
+}
+
+function newestOnly(credentials: readonly Credential[]): Credential[] {
+  const newest = credentials.reduce<Credential | undefined>((kept, one) => (kept === undefined || one.createdAt > kept.createdAt ? one : kept), undefined);
+  return newest ? [newest] : [];
 }

@@ -42,4 +42,10 @@ export interface CredentialType {
   prepare(params: unknown, context: CredentialTypeContext): Promise<PreparedCredential>;
   /** The response `params` of spec §2.3, from what was stored. */
   present(stored: PreparedCredential): Record<string, unknown>;
+  /**
+   * A person holds at most one of this type: a second is 409 until the first is deleted. A
+   * password is: a login checks one hash within the failure time (several would each cost one,
+   * and a person's failures would take longer than a stranger's).
+   */
+  onePerPerson?: boolean;
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { operatorFields } from '../audit/admin-events.ts';
-import { personNotFound } from '../errors/api-error.ts';
+import { ApiError, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
@@ -82,6 +82,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
           prepared,
           audit: operatorFields({ kind: 'api_key', apiKeyId: key.id }),
           at: now(),
+          ...(type.onePerPerson ? { unlessHolding: { types: [type.type], refusal: () => alreadyHolding(type.type) } } : {}),
         });
         if (!credential) throw personNotFound();
         return reply.code(201).send({ result: present(credential) });
@@ -134,4 +135,11 @@ export function presentCredential(type: CredentialType | undefined, credential: 
     params,
     ...(credential.label === null ? {} : { label: credential.label }),
   };
+}
+
+function alreadyHolding(type: string): ApiError {
+  return new ApiError(
+    'CONFLICT',
+    `body.type: the person already has a ${type} credential, and may hold one; delete it first (DELETE /persons/{person_id}/credentials/{credential_id})`,
+  );
 }

@@ -53,6 +53,10 @@ for (const backend of backends()) {
       // bcrypt 14, as the release before accepted it (0.85 s to verify): the cost is what matters.
       const overCeiling = bcryptHash(PASSWORD, 4).replace(/^\$2b\$04\$/, '$2b$14$');
       await holders('over-ceiling', (personId) => plantStoredHash(t, org, personId, overCeiling));
+      // Three bcrypt-11 passwords, as the release before let a person hold: each was checked in turn.
+      await holders('several', async (personId) => {
+        for (let i = 0; i < 3; i++) await plantStoredHash(t, org, personId, bcryptHash(`${PASSWORD} ${i}`, 11));
+      });
       // The hash threads start on first use: not part of what is measured.
       await login(t, org, '/authn/password', { handle: { type: 'email_address', value: 'warm-up@example.com' }, password: 'x' });
     });
@@ -81,6 +85,11 @@ for (const backend of backends()) {
         'a wrong password for a hash stored above the ceilings by an earlier release takes the failure time, not the seconds of the hash',
         'bcrypt cost 14 planted in the store',
       ],
+      [
+        'several',
+        'a wrong password for a person holding three passwords (an earlier release let them) takes the failure time, not three hashes',
+        'three bcrypt cost 11 planted in the store',
+      ],
     ] as const;
     for (const [kind, title, what] of cases) {
       it(`${title} (regression: timing told which handles exist)`, async (context) => {
@@ -103,6 +112,23 @@ for (const backend of backends()) {
       }
       const ms = median(times);
       assert.ok(ms < BUDGET_MS * 0.75, `a success took ${ms.toFixed(0)} ms (median), as if it waited for the ${BUDGET_MS} ms budget`);
+    });
+
+    it('regression: a second password is refused 409 (several made a person’s failures slower than a stranger’s), and the first still logs in', async () => {
+      const person = await loginPerson(t, org);
+      const first = await importCredential(t, org, person.id, 'password', { password_hash: await policyHash(PASSWORD) });
+      const second = await t.call('POST', `/persons/${person.id}/credentials`, {
+        as: org,
+        body: { type: 'password', params: { password_hash: bcryptHash('another', 4) } },
+      });
+      assert.equal(second.status, 409);
+      assert.match(second.body.errors[0].message, /^body\.type: the person already has a password credential/);
+      const listed = await t.call('GET', `/persons/${person.id}/credentials`, { as: org });
+      assert.deepEqual(
+        listed.body.result.map((c: { id: string }) => c.id),
+        [first],
+      );
+      assert.equal((await login(t, org, '/authn/password', { handle: { type: 'email_address', value: person.email }, password: PASSWORD })).status, 200);
     });
   });
 }

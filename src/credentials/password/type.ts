@@ -24,6 +24,7 @@ export const passwordParamsSchema = Type.Object(
  */
 export const passwordCredentialType: CredentialType = {
   type: 'password',
+  onePerPerson: true,
   paramsSchema: passwordParamsSchema,
   async prepare(params: unknown): Promise<PreparedCredential> {
     const { password_hash } = params as { password_hash: string };

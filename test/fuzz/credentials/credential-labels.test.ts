@@ -5,7 +5,7 @@ import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.t
 import { configurePasskeys, ORIGIN } from '../../authn/webauthn/passkeys.ts';
 import { backends } from '../../helpers/backends.ts';
 import type { Response } from '../../helpers/service.ts';
-import { assertRefusedNaming, credentialCount, type FuzzTarget, fuzzTarget, httpRuns } from './fuzz-support.ts';
+import { assertRefusedNaming, credentialCount, dropPassword, type FuzzTarget, fuzzTarget, httpRuns } from './fuzz-support.ts';
 
 /**
  * A credential's label is free text, given at import, at passkey registration and at TOTP
@@ -47,6 +47,7 @@ for (const backend of backends()) {
     it('stores an imported credential with any label the rule admits, as given; refuses any other naming body.label, storing nothing', async () => {
       await fc.assert(
         fc.asyncProperty(labels, async (label) => {
+          await dropPassword(target);
           const before = await credentialCount(target);
           const response = await importWith(label);
           if (labelIsValid(label, 100)) {

@@ -104,6 +104,14 @@ export async function fuzzTarget(backend: Backend): Promise<FuzzTarget> {
   return { t, org, personId: await createPerson(t, org) };
 }
 
+/** Deletes the person's password, so that the next import is not refused for holding one (a person holds one). */
+export async function dropPassword({ t, org, personId }: FuzzTarget): Promise<void> {
+  const listed = await t.call('GET', `/persons/${personId}/credentials?limit=100`, { as: org });
+  for (const credential of listed.body.result as { id: string; type: string }[]) {
+    if (credential.type === 'password') assert.equal((await t.call('DELETE', `/persons/${personId}/credentials/${credential.id}`, { as: org })).status, 204);
+  }
+}
+
 /** How many credentials the person has: what a refusal must leave as it was. */
 export async function credentialCount({ t, org, personId }: FuzzTarget): Promise<number> {
   const response = await t.call('GET', `/persons/${personId}/credentials?limit=1`, { as: org });

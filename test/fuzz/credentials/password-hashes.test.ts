@@ -8,7 +8,7 @@ import { PASSWORD_HASH_FIELD } from '../../../src/credentials/password/password-
 import { encodePhcBase64 } from '../../../src/credentials/password/phc-base64.ts';
 import { bcryptString } from '../../../src/credentials/password/verify-bcrypt.ts';
 import { backends } from '../../helpers/backends.ts';
-import { assertRefusedNaming, credentialCount, type FuzzTarget, fuzzTarget, httpRuns, mutatedString, parsedOrRefused } from './fuzz-support.ts';
+import { assertRefusedNaming, credentialCount, dropPassword, type FuzzTarget, fuzzTarget, httpRuns, mutatedString, parsedOrRefused } from './fuzz-support.ts';
 import { argon2Hashes, bcryptHashes, type GeneratedHash, pbkdf2Hashes, SEED_HASHES } from './password-hash-model.ts';
 
 const bcrypt = createRequire(import.meta.url)('bcrypt') as { hashSync(data: string, rounds: number): string };
@@ -175,6 +175,7 @@ for (const backend of backends()) {
     it('imports a hash exactly when the parser accepts it; a refusal is the 400 naming the field and stores nothing', async () => {
       await fc.assert(
         fc.asyncProperty(texts, async (text) => {
+          await dropPassword(target);
           const before = await credentialCount(target);
           const body = { type: 'password', params: { password_hash: text } };
           const response = await target.t.call('POST', `/persons/${target.personId}/credentials`, { as: target.org, body });

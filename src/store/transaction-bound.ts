@@ -3,8 +3,12 @@ import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
 /**
  * A driver whose every statement runs in `tx`, an open transaction: a store built over it
  * writes only what that transaction commits. A module store's own transaction becomes a
- * savepoint inside it, so a module that catches a failed statement and carries on (or rolls
- * its part back) behaves as it does alone, while nothing of it outlives the outer rollback.
+ * savepoint inside it, so a module that catches a failure of its `db.transaction` and carries on
+ * (or rolls its part back) behaves as it does alone, while nothing of it outlives the outer
+ * rollback. A failed statement outside such a block aborts the whole transaction on
+ * PostgreSQL: a module that means to carry on after one runs it in `db.transaction`. Statements
+ * run one at a time: a callback must not run two `transaction` blocks at once (the savepoints
+ * are named by depth).
  */
 export function transactionBoundDriver(dialect: SqlDriver['dialect'], tx: SqlExecutor): SqlDriver {
   let depth = 0;

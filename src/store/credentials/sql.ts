@@ -75,10 +75,15 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
     async createCredential(c): Promise<boolean> {
       try {
         // Inserted only if the person is of this organisation: one statement, no check-then-act.
-        const inserted = await db.run(
-          `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
-           SELECT $1, $2, $3, $4, $5, $6, $7, 0, NULL, $8 FROM persons WHERE org_id = $2 AND id = $3`,
-          [c.id, c.orgId, c.personId, c.type, c.label, JSON.stringify(c.params), jsonParam(c.secret), c.createdAt],
+        // In a transaction of its own, so that inside a larger one (Store.inTransaction) it is a
+        // savepoint: on PostgreSQL a failed statement outside one aborts the whole transaction,
+        // and the SELECT below would fail with it (25P02) instead of reading "no such person".
+        const inserted = await db.transaction((tx) =>
+          tx.run(
+            `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
+             SELECT $1, $2, $3, $4, $5, $6, $7, 0, NULL, $8 FROM persons WHERE org_id = $2 AND id = $3`,
+            [c.id, c.orgId, c.personId, c.type, c.label, JSON.stringify(c.params), jsonParam(c.secret), c.createdAt],
+          ),
         );
         return inserted === 1;
       } catch (error) {

@@ -55,7 +55,10 @@ function insertApiKey(db: SqlExecutor, key: ApiKey): Promise<number> {
  * BEGIN IMMEDIATE already serialises writers; PostgreSQL needs the organisation's row lock.
  */
 export async function lockOrganization(dialect: SqlDriver['dialect'], tx: SqlExecutor, orgId: string): Promise<void> {
-  if (dialect === 'postgres') await tx.all('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+  // NO KEY UPDATE: it serialises these changes against each other, but not against the KEY SHARE
+  // lock that inserting a row referencing the organisation takes (an audit event): with FOR UPDATE
+  // a change of a person and its event, racing a console change of that person, deadlocked.
+  if (dialect === 'postgres') await tx.all('SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [orgId]);
 }
 
 /** The organisation store over either SQL dialect: tables organizations and api_keys. */

@@ -33,11 +33,14 @@ export function sqlSecondFactorTicketStore(db: SqlDriver): SecondFactorTicketSto
   return {
     async createSecondFactorTicket(t): Promise<boolean> {
       try {
-        // Inserted only if the person is of this organisation: one statement, as credentials are.
-        const inserted = await db.run(
-          `INSERT INTO second_factor_tickets (id_hash, org_id, person_id, handle, amr, generation, attempts, created_at, expires_at)
-           SELECT $1, $2, $3, $4, $5, $6, 0, $7, $8 FROM persons WHERE org_id = $2 AND id = $3`,
-          [t.idHash, t.orgId, t.personId, JSON.stringify(t.handle), JSON.stringify(t.amr), t.generation, t.createdAt, t.expiresAt],
+        // Inserted only if the person is of this organisation: one statement, as credentials are
+        // (and, like theirs, a savepoint inside a larger transaction, so that the check below runs).
+        const inserted = await db.transaction((tx) =>
+          tx.run(
+            `INSERT INTO second_factor_tickets (id_hash, org_id, person_id, handle, amr, generation, attempts, created_at, expires_at)
+             SELECT $1, $2, $3, $4, $5, $6, 0, $7, $8 FROM persons WHERE org_id = $2 AND id = $3`,
+            [t.idHash, t.orgId, t.personId, JSON.stringify(t.handle), JSON.stringify(t.amr), t.generation, t.createdAt, t.expiresAt],
+          ),
         );
         return inserted === 1;
       } catch (error) {

@@ -28,6 +28,9 @@ export interface ListenerPolicy {
  */
 const REFUSAL = Buffer.from('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', 'latin1');
 
+/** How long a connection our side has finished may wait for the client to close its side. */
+export const HALF_OPEN_LINGER_MS = 1_000;
+
 /** A property Node reads (createServer's option of that name) that @types/node does not list. */
 type CheckedServer = Server & { connectionsCheckingInterval: number };
 
@@ -67,9 +70,10 @@ export function applyListenerPolicy(server: Server, policy: ListenerPolicy, trus
     // Node's HTTP server lets a connection stay half open: once it has sent its last bytes and
     // its FIN (a 408, a keep-alive timeout, `Connection: close`), the socket is closed only when
     // the client closes its side. A client that never does would keep its place in the counts
-    // for ever, and a few hundred such sockets filled the caps for good. Our side is done once
-    // everything is written, so the socket is closed then (the kernel still delivers the bytes).
-    socket.once('finish', () => socket.destroy());
+    // for ever, and a few hundred such sockets filled the caps for good. So a finished socket is
+    // closed after a linger: at once, a close with unread input (a body after a 413) sends a
+    // reset, which can discard the answer before the client has read it.
+    socket.once('finish', () => setTimeout(() => socket.destroy(), HALF_OPEN_LINGER_MS).unref());
     socket.once('close', () => {
       total--;
       if (address === undefined) return;

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { HALF_OPEN_LINGER_MS } from '../../src/http/listener-policy.ts';
 import { backends } from '../helpers/backends.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -193,7 +194,7 @@ for (const { name, start } of LISTENERS) {
         for (let i = 0; i < CAPS.perAddress; i++) silent.push(await holdSilently(fastCapped.url, '127.0.0.6'));
         answered(await exchange(fastCapped.url, '127.0.0.6', get(fastCapped.health)), 503);
         // Past the headers timeout each silent connection has had its 408 and FIN; its client keeps its side open.
-        await new Promise((resolve) => setTimeout(resolve, FAST.headersMs + 700));
+        await new Promise((resolve) => setTimeout(resolve, FAST.headersMs + HALF_OPEN_LINGER_MS + 700));
         assert.ok(
           silent.every((socket) => !socket.destroyed),
           'the clients still hold their sockets',

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
+import { FormEncodingError, formPairs } from '../http/form-urlencoded.ts';
 
 /** A posted form: each field's value, or its values for a field that is a list (checkboxes). */
 export type FormBody = Record<string, string | string[]>;
@@ -30,7 +31,7 @@ const refused = (rule: string) => new ApiError('MALFORMED_REQUEST', `form: ${rul
 export function parseForm(body: string): FormBody {
   const form: Record<string, string | string[]> = Object.create(null);
   let count = 0;
-  for (const [name, value] of new URLSearchParams(body)) {
+  for (const [name, value] of formPairsOrRefused(body)) {
     if (++count > MAX_FORM_FIELDS) throw refused(`has more than ${MAX_FORM_FIELDS} fields`);
     const seen = form[name];
     if (seen === undefined) form[name] = LIST_FIELDS.has(name) ? [value] : value;
@@ -38,6 +39,14 @@ export function parseForm(body: string): FormBody {
     else throw refused(`field ${JSON.stringify(name.slice(0, 64))} is sent more than once (only ${[...LIST_FIELDS].join(' and ')} may repeat)`);
   }
   return form;
+}
+
+function* formPairsOrRefused(body: string): Generator<[string, string]> {
+  try {
+    yield* formPairs(body);
+  } catch (error) {
+    throw error instanceof FormEncodingError ? refused(error.rule) : error;
+  }
 }
 
 export function acceptForms(app: FastifyInstance): void {
@@ -58,8 +67,16 @@ export function acceptForms(app: FastifyInstance): void {
 export function checkBodyKind(request: FastifyRequest): void {
   if (request.body === undefined) return;
   const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  const wanted = request.routeOptions.config.consoleBody === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
-  if (type !== wanted) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `header Content-Type: must be ${wanted} for ${request.method} ${request.routeOptions.url}`);
+  if (type !== wantedBodyKind(request)) throw wrongBodyKind(request);
+}
+
+/** The 415 of a console route, naming the one body kind it takes (fastify's own names the API's JSON). */
+export function wrongBodyKind(request: FastifyRequest): ApiError {
+  return new ApiError('UNSUPPORTED_MEDIA_TYPE', `header Content-Type: must be ${wantedBodyKind(request)} for ${request.method} ${request.routeOptions.url}`);
+}
+
+function wantedBodyKind(request: FastifyRequest): string {
+  return request.routeOptions.config.consoleBody === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
 }
 
 /** One field's text ('' when absent). */

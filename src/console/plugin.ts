@@ -18,7 +18,7 @@ import {
   setConsoleRequest,
 } from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
-import { acceptForms, checkBodyKind, field } from './form-body.ts';
+import { acceptForms, checkBodyKind, field, wrongBodyKind } from './form-body.ts';
 import { consoleHeaders } from './headers.ts';
 import { html } from './html.ts';
 import { renderPage } from './layout.ts';
@@ -118,7 +118,7 @@ function answerError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   const wantsJson = request.headers.accept?.includes('application/json') === true;
   const redirect = error instanceof SignInRequired || error instanceof EnrolmentRequired || error instanceof ConfirmationRequired;
   if (redirect && !wantsJson) return seeOther(reply, error.location);
-  const response = toErrorResponse(apiErrorOf(error));
+  const response = toErrorResponse(apiErrorOf(error, request));
   if (response.errors[0]?.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'console request failed');
   reply.headers(response.headers ?? {});
   if (wantsJson) return reply.code(response.status).send(errorBody(response.status, response.errors));
@@ -133,7 +133,9 @@ function answerError(error: unknown, request: FastifyRequest, reply: FastifyRepl
 }
 
 /** The console's own redirects, for its script (which asks for JSON): the API's error of the same meaning. */
-function apiErrorOf(error: unknown): unknown {
+function apiErrorOf(error: unknown, request: FastifyRequest): unknown {
+  // A media type no parser of the console's takes: say which one this route takes.
+  if ((error as { code?: unknown }).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return wrongBodyKind(request);
   if (error instanceof SignInRequired) return new ApiError('UNAUTHENTICATED', 'console: sign in first (the session has ended)');
   if (error instanceof EnrolmentRequired) return new ApiError('FORBIDDEN', `${error.message} (${ENROLMENT_PAGE})`);
   if (error instanceof ConfirmationRequired) return new ApiError('INSUFFICIENT_USER_AUTHENTICATION', `${error.message} (${error.location})`);

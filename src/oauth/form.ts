@@ -1,3 +1,4 @@
+import { FormEncodingError, formPairs } from '../http/form-urlencoded.ts';
 import { oauthError } from './errors.ts';
 
 /** RFC 8693 §2.1 lets these repeat; every other parameter must appear at most once. */
@@ -10,10 +11,9 @@ export class OAuthParams {
   readonly #values = new Map<string, string[]>();
 
   constructor(body: string) {
-    const params = new URLSearchParams(body);
     const seen = new Set<string>();
     let count = 0;
-    for (const [name, value] of params) {
+    for (const [name, value] of strictPairs(body)) {
       if (++count > MAX_PARAMETERS) throw oauthError('invalid_request', `the request has more than ${MAX_PARAMETERS} parameters`);
       if (value.length > MAX_VALUE_LENGTH) throw oauthError('invalid_request', `parameter ${name} is longer than ${MAX_VALUE_LENGTH} characters`);
       // PostgreSQL cannot hold U+0000 in text: a client id or scope with it would fail there (500).
@@ -47,5 +47,14 @@ export class OAuthParams {
 
   has(name: string): boolean {
     return this.#values.has(name);
+  }
+}
+
+function* strictPairs(body: string): Generator<[string, string]> {
+  try {
+    yield* formPairs(body);
+  } catch (error) {
+    if (error instanceof FormEncodingError) throw oauthError('invalid_request', `the request body ${error.rule}`);
+    throw error;
   }
 }

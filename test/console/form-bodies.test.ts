@@ -23,6 +23,17 @@ describe('parseForm', () => {
     assert.throws(() => parseForm('console=yes&console=no'), { code: 'MALFORMED_REQUEST', message: /^form: field "console" is sent more than once/ });
   });
 
+  it('regression: a percent-encoding that is not UTF-8 is refused, not stored as U+FFFD', () => {
+    for (const body of ['email=ffx%ff%fe%40ex.com', 'email=50%', 'email=a%zz', 'em%C3ail=x', 'email=a\uFFFD']) {
+      assert.throws(
+        () => parseForm(body),
+        { code: 'MALFORMED_REQUEST', message: /^form: (has a percent-encoding that is not UTF-8|is not valid UTF-8)/ },
+        body,
+      );
+    }
+    assert.deepEqual({ ...parseForm('email=zo%C3%AB%40ex.com&name=a+b%2Bc') }, { email: 'zoë@ex.com', name: 'a b+c' });
+  });
+
   it(`refuses a form of more than ${MAX_FORM_FIELDS} fields, naming the bound`, () => {
     assert.throws(() => parseForm(Array.from({ length: MAX_FORM_FIELDS + 1 }, (_, i) => `f${i}=x`).join('&')), {
       message: `form: has more than ${MAX_FORM_FIELDS} fields`,
@@ -81,7 +92,8 @@ for (const backend of backends()) {
       const answer = await agent.raw('POST', '/console/admin/persons', { 'content-type': 'text/plain' }, `email=x%40example.com&_csrf=${csrf}`);
       assert.equal(answer.status, 415);
       assert.match(answer.headers.get('content-type') ?? '', /^text\/html/);
-      assert.match(answer.html, /Content-Type/);
+      // Not the API's "must be application/json": the route takes a form.
+      assert.match(answer.html, /header Content-Type: must be application\/x-www-form-urlencoded for POST \/console\/admin\/persons/);
     });
 
     it('answers a repeated single-value field as a console page naming it, and changes nothing', async () => {
@@ -90,6 +102,14 @@ for (const backend of backends()) {
       assert.equal(answer.status, 400);
       assert.match(answer.html, /field &quot;console&quot; is sent more than once/);
       assert.equal((await t.call('GET', `/persons/${person.id}`, { as: org })).body.result.console, true);
+    });
+
+    it('regression: a person created from a form with %FF in the email is a 400 page, and nobody is created (U+FFFD was stored)', async () => {
+      const before = (await t.call('GET', '/persons', { as: org })).body.meta.cursor_pagination.total_count;
+      const answer = await agent.raw('POST', '/console/admin/persons', FORM, `email=ffx%ff%fe%40ex.com&_csrf=${csrf}`);
+      assert.equal(answer.status, 400);
+      assert.match(answer.html, /form: has a percent-encoding that is not UTF-8/);
+      assert.equal((await t.call('GET', '/persons', { as: org })).body.meta.cursor_pagination.total_count, before);
     });
 
     it('answers a POST to an unknown console address with the console not-found page, not the API JSON', async () => {

@@ -27,6 +27,21 @@ describe('OAuth form parameters', () => {
     });
   }
 
+  for (const body of ['scope=a%ffb', 'scope=%C0%AF', 'scope=50%', 'scope=%zz', 'sco%E2%82pe=a', 'scope=a\uFFFDb']) {
+    it(`regression: a percent-encoding that is not UTF-8 (${JSON.stringify(body)}) is refused, not read as U+FFFD or a literal`, () => {
+      const { error, description } = refusal(body);
+      assert.equal(error, 'invalid_request');
+      assert.match(description, /^the request body (has a percent-encoding that is not UTF-8|is not valid UTF-8)/);
+    });
+  }
+
+  it('decodes +, %20 and multi-byte UTF-8 as a form does', () => {
+    const params = new OAuthParams('scope=read+write%20admin&audience=%E6%97%A5%E6%9C%AC&resource=a%25b');
+    assert.equal(params.get('scope'), 'read write admin');
+    assert.equal(params.get('audience'), '日本');
+    assert.equal(params.get('resource'), 'a%b');
+  });
+
   it('treats a parameter sent once with an empty value as omitted (RFC 6749 §3.1)', () => {
     const params = new OAuthParams('scope=&grant_type=client_credentials');
     assert.equal(params.has('scope'), false);

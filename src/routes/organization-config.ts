@@ -56,7 +56,8 @@ export function changeOrganizationConfig(
       return config;
     });
     // The field names only: a value may be long (a list of SPIFFE ids), and the log says who changed what.
-    if (updated) await recordAdminEvent(tx, now, orgId, operator, 'organization.config_changed', { fields: changed });
+    // A PATCH that changed nothing is no change: nothing to record.
+    if (updated && changed.length > 0) await recordAdminEvent(tx, now, orgId, operator, 'organization.config_changed', { fields: changed });
     return updated;
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { operatorFields } from '../audit/admin-events.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 import { invalidField, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
@@ -72,10 +73,10 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
         const at = now();
         await recordEvent(store, at, org.id, 'person.token_minted', {
           person_id: person.id,
-          api_key_id: key.id,
           expires_in: lifetimeSeconds,
           scope,
           may_act: body.may_act ?? null,
+          ...operatorFields({ kind: 'api_key', apiKeyId: key.id }),
         });
         return { result: { token, person_id: person.id, expires_in: lifetimeSeconds } };
       },

@@ -117,6 +117,8 @@ for (const backend of backends()) {
       // A refused change is no change: nothing is written for it.
       assert.equal((await t.call('DELETE', `/persons/${person.id}`, { as: org })).status, 404);
       assert.equal((await t.call('DELETE', `/organizations/api-keys/${keyId}`, { as: org })).status, 409);
+      // Nor is a PATCH that sets what is already set.
+      assert.equal((await t.call('PATCH', '/organizations/config', { as: org, body: { token_lifetime_ceiling: 600 } })).status, 200);
 
       const events = await eventsOf(t, org);
       assert.deepEqual(

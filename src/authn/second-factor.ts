@@ -1,5 +1,6 @@
 import { hashSecret, newSecret } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { SWEEP_LIMIT } from '../housekeeping/in-batches.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
@@ -43,7 +44,7 @@ export async function afterPassword(deps: SecondFactorDeps, org: Organization, p
   const ticketHash = hashSecret(ticket);
   const expiresAt = at + TICKET_LIFETIME_MS;
   // Tickets nobody came back for are cleared here, as WebAuthn challenges are at their start.
-  await deps.store.purgeSecondFactorTickets(at);
+  await deps.store.purgeSecondFactorTickets(at, SWEEP_LIMIT);
   const stored = await deps.store.createSecondFactorTicket({
     idHash: ticketHash,
     orgId: org.id,

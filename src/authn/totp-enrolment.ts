@@ -4,6 +4,7 @@ import type { CredentialTypeContext } from '../credentials/credential-type.ts';
 import { newEnrolment, recoveryCodes, totpCredentialType, verifyTotp } from '../credentials/totp/index.ts';
 import { newId } from '../crypto/ids.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
+import { SWEEP_LIMIT } from '../housekeeping/in-batches.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../store/credentials/store.ts';
@@ -41,7 +42,7 @@ export async function startTotpEnrolment(enroller: Enroller, label: string | nul
   checkCredentialLabel(label);
   await requireFactorManagement(store, enroller, 'TOTP enrolment');
   const at = now();
-  await store.purgeExpiredTotpEnrolments(at);
+  await store.purgeExpiredTotpEnrolments(at, SWEEP_LIMIT);
   const { secret, keyUri } = newEnrolment(org.name, accountName(person.handles[0]?.value, person.id));
   const codes = recoveryCodes(ENROLMENT_RECOVERY_CODES);
   const prepared = await totpCredentialType.prepare({ key_uri: keyUri, recovery_codes_total: codes.length, unused_recovery_codes: codes }, context);

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { consoleSessionDefaults } from '../config/defaults.ts';
 import { hashSecret, randomSecret } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { SWEEP_LIMIT } from '../housekeeping/in-batches.ts';
 import type { ConsoleSession, ConsoleSessionStore } from '../store/console-sessions/store.ts';
 import { type CookieNames, cookieNames, readCookie, setCookie } from './cookies.ts';
 
@@ -96,7 +97,7 @@ export class ConsoleSessions {
     const now = this.#now();
     // Sessions nobody came back to are cleared here, as WebAuthn challenges are at their start:
     // sign-ins are few, and both conditions are indexed.
-    await this.#store.purgeConsoleSessions(now, now - this.#policy.idleMs);
+    await this.#store.purgeConsoleSessions(now, now - this.#policy.idleMs, SWEEP_LIMIT);
     const lifetime = party.stage === 'signed_in' ? this.#policy.absoluteMs : this.#policy.secondFactorMs;
     await this.#replace(reply, previous, {
       orgId: party.orgId,

@@ -1,6 +1,8 @@
 import { consoleSessionDefaults, purgeDefaults } from '../config/defaults.ts';
 import type { Store } from '../store/store.ts';
 import { IDENTITY_INITIATE_LIMIT, IDENTITY_VERIFY_LIMIT, OPERATOR_LIMIT } from '../verification/deps.ts';
+import { every } from './every.ts';
+import { deleteInBatches } from './in-batches.ts';
 
 /** A rate-limit row is of use until its window ends; the longest window is the verify limit's hour. */
 const LONGEST_RATE_WINDOW_MS = Math.max(OPERATOR_LIMIT.windowMs, IDENTITY_INITIATE_LIMIT.windowMs, IDENTITY_VERIFY_LIMIT.windowMs);
@@ -17,43 +19,24 @@ export type PurgedRows = Record<
  * their expiry, console sessions past their end or idle timeout, ceremonies and tickets past
  * theirs, and the attempt counters of handles that named nobody, a week after their last
  * attempt. Without it these went only when someone signed in, or never: a table per stranger.
- * Each is one indexed DELETE; replicas purging at once is harmless.
+ * Each deletes in bounded batches over an index, resting between them (in-batches.ts);
+ * replicas purging at once is harmless.
  */
-export async function purgeStaleRows(store: Store, now: number): Promise<PurgedRows> {
+export async function purgeStaleRows(store: Store, now: number, stopped: () => boolean = () => false): Promise<PurgedRows> {
+  const batches = (deleteBatch: (limit: number) => Promise<number>) => deleteInBatches(deleteBatch, stopped);
   return {
-    rate_limits: await store.purgeRateLimits(now - LONGEST_RATE_WINDOW_MS),
-    email_verifications: await store.purgeEmailVerifications(now - purgeDefaults.verificationKeptMs),
-    console_sessions: await store.purgeConsoleSessions(now, now - consoleSessionDefaults.idleMs),
-    authn_attempts: await store.purgeAuthnAttemptsOfNoOne(now - purgeDefaults.attemptsOfNoOneKeptMs),
-    // The ceremonies' own sweeps at their start stay; this catches those nobody starts again.
-    webauthn_challenges: await store.purgeExpiredWebAuthnChallenges(now),
-    totp_enrolments: await store.purgeExpiredTotpEnrolments(now),
-    second_factor_tickets: await store.purgeSecondFactorTickets(now),
+    rate_limits: await batches((limit) => store.purgeRateLimits(now - LONGEST_RATE_WINDOW_MS, limit)),
+    email_verifications: await batches((limit) => store.purgeEmailVerifications(now - purgeDefaults.verificationKeptMs, limit)),
+    console_sessions: await batches((limit) => store.purgeConsoleSessions(now, now - consoleSessionDefaults.idleMs, limit)),
+    authn_attempts: await batches((limit) => store.purgeAuthnAttemptsOfNoOne(now - purgeDefaults.attemptsOfNoOneKeptMs, limit)),
+    // The ceremonies' own sweeps at their start stay (bounded, SWEEP_LIMIT); this takes the rest.
+    webauthn_challenges: await batches((limit) => store.purgeExpiredWebAuthnChallenges(now, limit)),
+    totp_enrolments: await batches((limit) => store.purgeExpiredTotpEnrolments(now, limit)),
+    second_factor_tickets: await batches((limit) => store.purgeSecondFactorTickets(now, limit)),
   };
 }
 
-/**
- * Runs purgeStaleRows every `everyMs` (TESSERA_TOKEN_PURGE_INTERVAL, beside the token purge);
- * a purge still running when the next is due is not doubled. Returns a function that stops it.
- */
+/** Runs purgeStaleRows every `everyMs` (TESSERA_TOKEN_PURGE_INTERVAL, beside the token purge). Returns a function that stops it. */
 export function purgeStaleRowsEvery(store: Store, everyMs: number, onError: (error: unknown) => void, now: () => number = Date.now): () => void {
-  let running = false;
-  let stopped = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    purgeStaleRows(store, now())
-      .catch((error: unknown) => {
-        // A purge cut short by shutdown is not a failure; the next start-up's timer finishes it.
-        if (!stopped) onError(error);
-      })
-      .finally(() => {
-        running = false;
-      });
-  }, everyMs);
-  timer.unref();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-  };
+  return every(everyMs, (stopped) => purgeStaleRows(store, now(), stopped), onError);
 }

@@ -85,7 +85,7 @@ contractOnEveryBackend<ConsoleSessionStore & PersonStore & OrganizationStore>('C
     const live = session(a.id, p.id, { lastSeenAt: 9_000, expiresAt: 90_000 });
     for (const s of [ended, idle, live]) await store.createConsoleSession(s);
     // The purge is global (other tests' sessions may go too), so each session is looked at by itself.
-    assert.ok((await store.purgeConsoleSessions(10_000, 2_000)) >= 2);
+    assert.ok((await store.purgeConsoleSessions(10_000, 2_000, 100)) >= 2);
     assert.equal(await store.getConsoleSession(idle.idHash, 0), undefined);
     assert.equal(await store.getConsoleSession(ended.idHash, 0), undefined);
     assert.ok(await store.getConsoleSession(live.idHash, 10_000));

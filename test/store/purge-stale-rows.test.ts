@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { hashSecret, newId, randomSecret } from '../../src/crypto/ids.ts';
+import { PURGE_BATCH } from '../../src/housekeeping/in-batches.ts';
 import { purgeStaleRows } from '../../src/housekeeping/purge-stale-rows.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Organization, Person } from '../../src/store/types.ts';
@@ -96,5 +97,27 @@ contractOnEveryBackend<Store>('Purge of stale rows, with a frozen clock,', (t) =
     assert.equal((await store.getAuthnAttempts(org.id, stranger.subject))?.failures, 6, 'six days on, still counted');
     await purgeStaleRows(store, at + 7 * DAY + 1);
     assert.equal(await store.getAuthnAttempts(org.id, stranger.subject), undefined, 'a week on, gone');
+  });
+
+  it(`regression: purges a flood in batches of ${PURGE_BATCH} (one unbounded DELETE, on a table a stranger grows at will), to the last row`, async () => {
+    const { store } = t;
+    const org = await storedOrg(store);
+    const at = 1_950_000_000_000;
+    const flood = PURGE_BATCH * 2 + 500;
+    const kept = await store.countRows('authn_attempts');
+    for (let i = 0; i < flood; i++)
+      await store.countAuthnAttemptIf({ orgId: org.id, subject: newId('sub'), personId: null, credentialType: 'password' }, 0, at);
+    const batches: number[] = [];
+    const counting: Store = Object.create(store, {
+      purgeAuthnAttemptsOfNoOne: {
+        value: (before: number, limit: number) => {
+          batches.push(limit);
+          return store.purgeAuthnAttemptsOfNoOne(before, limit);
+        },
+      },
+    });
+    assert.equal((await purgeStaleRows(counting, at + 8 * DAY)).authn_attempts, flood);
+    assert.deepEqual(batches, [PURGE_BATCH, PURGE_BATCH, PURGE_BATCH], 'three bounded deletes, the last one short');
+    assert.equal(await store.countRows('authn_attempts'), kept, 'the flood is gone, what was kept before stays');
   });
 });

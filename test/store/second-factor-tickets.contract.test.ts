@@ -93,7 +93,7 @@ contractOnEveryBackend<SecondFactorTicketStore & PersonStore & OrganizationStore
     const old = ticket(a.id, p.id, { expiresAt: 5_000 });
     const live = ticket(a.id, p.id, { expiresAt: 50_000 });
     for (const x of [old, live]) await store.createSecondFactorTicket(x);
-    assert.ok((await store.purgeSecondFactorTickets(6_000)) >= 1);
+    assert.ok((await store.purgeSecondFactorTickets(6_000, 100)) >= 1);
     assert.equal(await store.getSecondFactorTicket(a.id, old.idHash, 0, MAX), undefined);
     assert.ok(await store.getSecondFactorTicket(a.id, live.idHash, 6_000, MAX));
   });

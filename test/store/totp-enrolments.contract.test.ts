@@ -54,7 +54,7 @@ contractOnEveryBackend<TotpEnrolmentStore & PersonStore & OrganizationStore>('TO
     const fresh = enrolment(org.id, p.id, 5_000);
     await store.createTotpEnrolment(old);
     await store.createTotpEnrolment(fresh);
-    assert.ok((await store.purgeExpiredTotpEnrolments(10)) >= 1);
+    assert.ok((await store.purgeExpiredTotpEnrolments(10, 100)) >= 1);
     assert.equal(await store.spendTotpEnrolment(org.id, p.id, old.id), false);
     await store.deletePerson(org.id, p.id, 3_000);
     assert.equal(await store.spendTotpEnrolment(org.id, p.id, fresh.id), false, 'deleted with the person');

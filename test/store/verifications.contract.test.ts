@@ -135,7 +135,7 @@ contractOnEveryBackend<EmailVerificationStore & OrganizationStore>('Email verifi
     const current = verification(a.id, { identityId: 'idn_current', expiresAt: 9_000_000_000_000 });
     await store.createEmailVerification(old);
     await store.createEmailVerification(current);
-    assert.ok((await store.purgeEmailVerifications(6_000)) >= 1);
+    assert.ok((await store.purgeEmailVerifications(6_000, 100)) >= 1);
     assert.equal(await store.getEmailVerification(a.id, old.id), undefined);
     assert.equal((await store.getEmailVerification(a.id, current.id))?.state, 'open');
   });

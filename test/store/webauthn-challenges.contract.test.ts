@@ -74,7 +74,7 @@ contractOnEveryBackend<WebAuthnChallengeStore & PersonStore & OrganizationStore>
     const c = challenge(a.id, null);
     await store.createWebAuthnChallenge(c);
     assert.equal(await store.spendWebAuthnChallenge(a.id, c.id, 'login', c.expiresAt), undefined, 'expired at expiresAt');
-    assert.equal(await store.purgeExpiredWebAuthnChallenges(c.expiresAt), 0, 'the expired one went when it was asked for');
+    assert.equal(await store.purgeExpiredWebAuthnChallenges(c.expiresAt, 100), 0, 'the expired one went when it was asked for');
   });
 
   it('purges only what has expired', async () => {
@@ -84,7 +84,7 @@ contractOnEveryBackend<WebAuthnChallengeStore & PersonStore & OrganizationStore>
     const current = challenge(a.id, null, { expiresAt: 9_000_000_000_000 });
     await store.createWebAuthnChallenge(old);
     await store.createWebAuthnChallenge(current);
-    assert.ok((await store.purgeExpiredWebAuthnChallenges(6_000)) >= 1);
+    assert.ok((await store.purgeExpiredWebAuthnChallenges(6_000, 100)) >= 1);
     assert.equal(await store.spendWebAuthnChallenge(a.id, old.id, 'login', 1_000), undefined);
     assert.equal((await store.spendWebAuthnChallenge(a.id, current.id, 'login', 6_000))?.id, current.id);
   });

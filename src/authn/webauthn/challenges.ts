@@ -1,5 +1,6 @@
 import { CHALLENGE_TTL_MS } from '../../credentials/public-key/index.ts';
 import { newId } from '../../crypto/ids.ts';
+import { SWEEP_LIMIT } from '../../housekeeping/in-batches.ts';
 import type { WebAuthnChallenge, WebAuthnChallengePurpose, WebAuthnChallengeStore } from '../../store/webauthn-challenges/store.ts';
 
 /**
@@ -13,6 +14,6 @@ export async function keepChallenge(
 ): Promise<string> {
   const challenge: WebAuthnChallenge = { id: newId('wch', at), ...fields, createdAt: at, expiresAt: at + CHALLENGE_TTL_MS };
   await store.createWebAuthnChallenge(challenge);
-  await store.purgeExpiredWebAuthnChallenges(at);
+  await store.purgeExpiredWebAuthnChallenges(at, SWEEP_LIMIT);
   return challenge.id;
 }

@@ -50,8 +50,12 @@ export function sqlAuthnAttemptStore(db: SqlDriver): AuthnAttemptStore {
       return db.run(`DELETE FROM authn_attempts WHERE ${where} AND credential_type = $${parameters.length + 1}`, [...parameters, credentialType]);
     },
 
-    purgeAuthnAttemptsOfNoOne(before): Promise<number> {
-      return db.run('DELETE FROM authn_attempts WHERE person_id IS NULL AND last_attempt_at < $1', [before]);
+    purgeAuthnAttemptsOfNoOne(before, limit): Promise<number> {
+      return db.run(
+        `DELETE FROM authn_attempts WHERE (org_id, subject) IN
+           (SELECT org_id, subject FROM authn_attempts WHERE person_id IS NULL AND last_attempt_at < $1 LIMIT $2)`,
+        [before, limit],
+      );
     },
   };
 }

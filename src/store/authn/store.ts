@@ -51,8 +51,8 @@ export interface AuthnAttemptStore {
   /** An administrator's reset, or a new credential's (of one type): the same counters, removed; how many. */
   clearAuthnAttemptsOfPerson(orgId: string, personId: string, subjects: readonly string[], credentialType?: string): Promise<number>;
   /**
-   * Removes the counters that named nobody at their last attempt, counted last before `before`;
-   * how many. A counter of a handle that names a person is kept: it is the person's lockout.
+   * Removes at most `limit` counters that named nobody at their last attempt, counted last before
+   * `before`; how many. A counter of a handle that names a person is kept: it is the person's lockout.
    */
-  purgeAuthnAttemptsOfNoOne(before: number): Promise<number>;
+  purgeAuthnAttemptsOfNoOne(before: number, limit: number): Promise<number>;
 }

@@ -69,8 +69,11 @@ export function sqlConsoleSessionStore(db: SqlDriver): ConsoleSessionStore {
       return db.run('DELETE FROM console_sessions WHERE org_id = $1 AND person_id = $2', [orgId, personId]);
     },
 
-    purgeConsoleSessions(now, idleBefore): Promise<number> {
-      return db.run('DELETE FROM console_sessions WHERE expires_at <= $1 OR last_seen_at < $2', [now, idleBefore]);
+    purgeConsoleSessions(now, idleBefore, limit): Promise<number> {
+      return db.run(
+        'DELETE FROM console_sessions WHERE id_hash IN (SELECT id_hash FROM console_sessions WHERE expires_at <= $1 OR last_seen_at < $2 LIMIT $3)',
+        [now, idleBefore, limit],
+      );
     },
   };
 }

@@ -41,6 +41,6 @@ export interface ConsoleSessionStore {
   deleteConsoleSession(idHash: string): Promise<boolean>;
   /** Ends every session of the person (sign out everywhere); returns how many. */
   deleteConsoleSessionsOfPerson(orgId: string, personId: string): Promise<number>;
-  /** Removes sessions past their absolute end, or idle since before `idleBefore`; returns how many. */
-  purgeConsoleSessions(now: number, idleBefore: number): Promise<number>;
+  /** Removes at most `limit` sessions past their absolute end, or idle since before `idleBefore`; returns how many. */
+  purgeConsoleSessions(now: number, idleBefore: number, limit: number): Promise<number>;
 }

@@ -21,8 +21,11 @@ export function sqlRateLimitStore(db: SqlDriver): RateLimitStore {
       return { allowed: false, count, retryAfterMs: Math.max(1, time(row!.window_start) + windowMs - now) };
     },
 
-    purgeRateLimits(before): Promise<number> {
-      return db.run('DELETE FROM rate_limits WHERE window_start < $1', [before]);
+    purgeRateLimits(before, limit): Promise<number> {
+      return db.run('DELETE FROM rate_limits WHERE (org_id, subject) IN (SELECT org_id, subject FROM rate_limits WHERE window_start < $1 LIMIT $2)', [
+        before,
+        limit,
+      ]);
     },
   };
 }

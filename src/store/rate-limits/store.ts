@@ -21,6 +21,6 @@ export type RateLimitOutcome =
 export interface RateLimitStore {
   /** Counts one event in one statement; of concurrent callers at most `limit` per window are allowed. */
   takeRateLimit(request: RateLimitRequest): Promise<RateLimitOutcome>;
-  /** Removes counters whose window started before `before`; returns how many. */
-  purgeRateLimits(before: number): Promise<number>;
+  /** Removes at most `limit` counters whose window started before `before`; returns how many. */
+  purgeRateLimits(before: number, limit: number): Promise<number>;
 }

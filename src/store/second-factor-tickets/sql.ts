@@ -74,8 +74,11 @@ export function sqlSecondFactorTicketStore(db: SqlDriver): SecondFactorTicketSto
       return (await db.run('DELETE FROM second_factor_tickets WHERE org_id = $1 AND id_hash = $2', [orgId, idHash])) === 1;
     },
 
-    purgeSecondFactorTickets(now): Promise<number> {
-      return db.run('DELETE FROM second_factor_tickets WHERE expires_at <= $1', [now]);
+    purgeSecondFactorTickets(now, limit): Promise<number> {
+      return db.run('DELETE FROM second_factor_tickets WHERE id_hash IN (SELECT id_hash FROM second_factor_tickets WHERE expires_at <= $1 LIMIT $2)', [
+        now,
+        limit,
+      ]);
     },
   };
 }

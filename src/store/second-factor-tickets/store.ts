@@ -33,6 +33,6 @@ export interface SecondFactorTicketStore {
   countSecondFactorAttempt(orgId: string, idHash: string, now: number, maxAttempts: number): Promise<SecondFactorTicket | undefined>;
   /** Deletes the ticket: true for exactly one of any number of concurrent callers. */
   spendSecondFactorTicket(orgId: string, idHash: string): Promise<boolean>;
-  /** Removes tickets expired by `now`; returns how many. */
-  purgeSecondFactorTickets(now: number): Promise<number>;
+  /** Removes at most `limit` tickets expired by `now`; returns how many. */
+  purgeSecondFactorTickets(now: number, limit: number): Promise<number>;
 }

@@ -53,8 +53,8 @@ export function sqlTotpEnrolmentStore(db: SqlDriver): TotpEnrolmentStore {
       return (await db.run('DELETE FROM totp_enrolments WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id])) === 1;
     },
 
-    purgeExpiredTotpEnrolments(now): Promise<number> {
-      return db.run('DELETE FROM totp_enrolments WHERE expires_at <= $1', [now]);
+    purgeExpiredTotpEnrolments(now, limit): Promise<number> {
+      return db.run('DELETE FROM totp_enrolments WHERE id IN (SELECT id FROM totp_enrolments WHERE expires_at <= $1 LIMIT $2)', [now, limit]);
     },
   };
 }

@@ -26,6 +26,6 @@ export interface TotpEnrolmentStore {
    * concurrent confirmations exactly one gets true, so one enrolment makes one credential.
    */
   spendTotpEnrolment(orgId: string, personId: string, id: string): Promise<boolean>;
-  /** Removes every enrolment expired at `now` (of any organisation); how many. */
-  purgeExpiredTotpEnrolments(now: number): Promise<number>;
+  /** Removes at most `limit` enrolments expired at `now` (of any organisation); how many. */
+  purgeExpiredTotpEnrolments(now: number, limit: number): Promise<number>;
 }

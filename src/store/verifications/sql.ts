@@ -108,8 +108,8 @@ export function sqlEmailVerificationStore(db: SqlDriver): EmailVerificationStore
       return changed === 1;
     },
 
-    purgeEmailVerifications(before): Promise<number> {
-      return db.run('DELETE FROM email_verifications WHERE expires_at < $1', [before]);
+    purgeEmailVerifications(before, limit): Promise<number> {
+      return db.run('DELETE FROM email_verifications WHERE id IN (SELECT id FROM email_verifications WHERE expires_at < $1 LIMIT $2)', [before, limit]);
     },
   };
 }

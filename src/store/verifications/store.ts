@@ -67,6 +67,6 @@ export interface EmailVerificationStore {
   spendEmailVerificationIf(orgId: string, id: string, now: number): Promise<EmailVerification | undefined>;
   /** Closes the verification if it is open (expired or not); returns whether it did. */
   closeEmailVerification(orgId: string, id: string, reason: VerificationCloseReason, now: number): Promise<boolean>;
-  /** Removes verifications that expired before `before` (kept a while for reading); returns how many. */
-  purgeEmailVerifications(before: number): Promise<number>;
+  /** Removes at most `limit` verifications that expired before `before` (kept a while for reading); returns how many. */
+  purgeEmailVerifications(before: number, limit: number): Promise<number>;
 }

@@ -50,8 +50,8 @@ export function sqlWebAuthnChallengeStore(db: SqlDriver): WebAuthnChallengeStore
       return challenge.expiresAt > now ? challenge : undefined;
     },
 
-    purgeExpiredWebAuthnChallenges(now): Promise<number> {
-      return db.run('DELETE FROM webauthn_challenges WHERE expires_at <= $1', [now]);
+    purgeExpiredWebAuthnChallenges(now, limit): Promise<number> {
+      return db.run('DELETE FROM webauthn_challenges WHERE id IN (SELECT id FROM webauthn_challenges WHERE expires_at <= $1 LIMIT $2)', [now, limit]);
     },
   };
 }

@@ -44,6 +44,6 @@ export interface WebAuthnChallengeStore {
    * answered as not there, so a caller entitled to one person cannot burn another's ceremony.
    */
   spendWebAuthnChallenge(orgId: string, id: string, purpose: WebAuthnChallengePurpose, now: number, personId?: string): Promise<WebAuthnChallenge | undefined>;
-  /** Removes challenges expired by `now` that nobody came back for; returns how many. */
-  purgeExpiredWebAuthnChallenges(now: number): Promise<number>;
+  /** Removes at most `limit` challenges expired by `now` that nobody came back for; returns how many. */
+  purgeExpiredWebAuthnChallenges(now: number, limit: number): Promise<number>;
 }

@@ -5,6 +5,7 @@ import type { AuthnAttemptStore } from '../../store/authn/store.ts';
 import type { CredentialStore } from '../../store/credentials/store.ts';
 import type { OrganizationStore } from '../../store/organizations/store.ts';
 import type { PersonStore } from '../../store/persons/store.ts';
+import type { RateLimitStore } from '../../store/rate-limits/store.ts';
 import type { SecondFactorTicketStore } from '../../store/second-factor-tickets/store.ts';
 import type { TransactionalStore } from '../../store/store.ts';
 import type { WebAuthnChallengeStore } from '../../store/webauthn-challenges/store.ts';
@@ -17,7 +18,8 @@ export type WebAuthnStore = OrganizationStore &
   AuditStore &
   AuthnAttemptStore &
   WebAuthnChallengeStore &
-  SecondFactorTicketStore;
+  SecondFactorTicketStore &
+  RateLimitStore;
 
 /** What the passkey ceremonies need from the service. */
 export interface WebAuthnDeps {

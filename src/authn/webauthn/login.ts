@@ -13,6 +13,7 @@ import { authenticationFailed } from '../login-flow.ts';
 import { type AmrValue, issuePersonToken, type PersonLogin, type SignIn } from '../person-token.ts';
 import { completeSignIn, openTicket, type SecondFactorProof, ticketHashOf } from '../second-factor.ts';
 import { amrOfAssertion } from './authenticator-amr.ts';
+import { admitLoginCeremony } from './ceremonies-per-source.ts';
 import { keepChallenge } from './challenges.ts';
 import { checkAssertion } from './check-assertion.ts';
 import type { WebAuthnDeps } from './deps.ts';
@@ -33,7 +34,10 @@ export async function startLogin(
   deps: WebAuthnDeps,
   org: Organization,
   handle: Handle | null,
+  /** The client address (request.ip): a login ceremony needs no credential, so starts are bounded per address. */
+  source: string,
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  await admitLoginCeremony(deps.store, org.id, source, deps.now());
   const person = handle ? await deps.store.findPersonByHandle(org.id, handle) : undefined;
   return keepLoginChallenge(deps, org, handle, person?.id ?? null, []);
 }

@@ -53,7 +53,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
         if (handle !== undefined && ticket !== undefined) throw invalidField('body', 'must have at most one of handle and second_factor_ticket');
         const ceremonies = await login();
         if (ticket !== undefined) return { result: await ceremonies.startSecondFactorLogin(deps, org, ticketHashOf(ticket)) };
-        return { result: await ceremonies.startLogin(deps, org, handle ? canonicalLoginHandle(handle) : null) };
+        return { result: await ceremonies.startLogin(deps, org, handle ? canonicalLoginHandle(handle) : null, request.ip) };
       },
     );
 

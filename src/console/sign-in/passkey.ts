@@ -41,7 +41,7 @@ export function passkeySignInRoutes(deps: ConsoleDeps) {
       const body = request.body as { organization: string; email?: string };
       const org = await organizationNamed(deps.store, body.organization);
       const email = body.email?.trim() ?? '';
-      return (await login()).startLogin(deps.webauthn, org, email === '' ? null : emailHandle(email));
+      return (await login()).startLogin(deps.webauthn, org, email === '' ? null : emailHandle(email), request.ip);
     });
 
     app.post('/console/sign-in/passkey', { config: SCRIPT_JSON, schema: { body: VerifyBody } }, async (request, reply) => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { LOGIN_CEREMONIES_PER_SOURCE } from '../../../src/authn/webauthn/ceremonies-per-source.ts';
 import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 import { attemptEvents, importCredential, loginPerson, unauditedAttempts } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
@@ -246,5 +248,41 @@ for (const backend of backends()) {
         assert.match(response.body.errors[0].message, message);
       });
     }
+
+    it(`regression: one address may start ${LOGIN_CEREMONIES_PER_SOURCE.limit} login ceremonies a minute, then 429 with Retry-After (it stored 3,700 challenges a second); another address is not held`, async () => {
+      const own = await t.org();
+      await configurePasskeys(t, own);
+      const start = () => asBrowser(t, own, '/authn/webauthn/options', {});
+      for (let i = 0; i < LOGIN_CEREMONIES_PER_SOURCE.limit; i++) assert.equal((await start()).status, 200, `start ${i + 1}`);
+      const over = await start();
+      assert.deepEqual([over.status, errorCodes(over.body)], [429, ['TOO_MANY_CEREMONIES']]);
+      assert.equal(over.headers.get('retry-after'), '60');
+      assert.equal((await optionsFrom(t.url, own.orgId, '127.0.0.2')).status, 200, 'another address starts its own');
+      clock.at += LOGIN_CEREMONIES_PER_SOURCE.windowMs;
+      assert.equal((await start()).status, 200, 'a minute on, the address starts again');
+    });
+  });
+}
+
+/** POST /authn/webauthn/options from another loopback address (Linux routes all of 127/8 to loopback). */
+function optionsFrom(url: string, orgId: string, localAddress: string): Promise<{ status: number }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      {
+        host: hostname,
+        port,
+        path: '/authn/webauthn/options',
+        method: 'POST',
+        localAddress,
+        headers: { 'service-orgid': orgId, 'content-type': 'application/json' },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+      },
+    );
+    sent.on('error', reject);
+    sent.end('{}');
   });
 }

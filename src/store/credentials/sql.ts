@@ -131,6 +131,9 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
 
     deleteCredential(orgId, personId, id, at): Promise<boolean> {
       return db.transaction(async (tx) => {
+        // The person's row first, as a deletion of the person takes it (then its credentials by
+        // the cascade): in the other order the two deadlocked on PostgreSQL.
+        if (!(await lockPerson(tx, db.dialect, orgId, personId))) return false;
         if ((await tx.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2 AND id = $3', [orgId, personId, id])) !== 1) return false;
         for (const step of onDelete) await step(tx, orgId, personId, at);
         return true;

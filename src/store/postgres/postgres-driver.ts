@@ -5,6 +5,8 @@ import { InsertCoalescer } from './coalesced-inserts.ts';
 
 /** Arbitrary constant shared by every replica: only one applies migrations at a time. */
 const MIGRATION_LOCK_KEY = 7_358_112_401;
+/** Runs of a transaction chosen as a deadlock's victim, the first included. */
+const DEADLOCK_RETRIES = 3;
 
 /** Timestamps are BIGINT milliseconds; they fit a double exactly, so read them as numbers. */
 const types = {
@@ -45,8 +47,21 @@ export class PostgresDriver implements SqlDriver {
     return this.#inserts.run(sql, params) ?? run(this.#pool, sql, params);
   }
 
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.#transaction(undefined, fn);
+  /**
+   * A transaction PostgreSQL chose as a deadlock's victim (40P01) is run again, up to
+   * DEADLOCK_RETRIES times: it was rolled back whole, so nothing of it happened. Two changes of one
+   * person by different doors (a credential deleted as the person is) can take their row locks in
+   * opposite orders however carefully each is written; the retry turns that into one waiting for
+   * the other, never a 500. `fn` does database work only, so running it again is safe.
+   */
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#transaction(undefined, fn);
+      } catch (error) {
+        if (attempt >= DEADLOCK_RETRIES || (error as { code?: unknown }).code !== '40P01') throw error;
+      }
+    }
   }
 
   migrationTransaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {

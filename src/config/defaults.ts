@@ -56,6 +56,8 @@ export const listenerDefaults = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 65_000,
+  /** Longer than any answer of ours takes to start (an email sent: TESSERA_SMTP_TIMEOUT, 10 s). */
+  idleTimeoutMs: 60_000,
   maxRequestsPerConnection: 1_000,
   maxConnections: 4_096,
   maxConnectionsPerAddress: 256,

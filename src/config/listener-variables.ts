@@ -10,6 +10,11 @@ export const listenerVariables = {
     pattern: '^[1-9][0-9]{2,6}$',
   },
   TESSERA_KEEP_ALIVE_TIMEOUT: { default: String(listenerDefaults.keepAliveTimeoutMs), rule: 'milliseconds from 100 to 600000', pattern: '^[1-9][0-9]{2,5}$' },
+  TESSERA_IDLE_TIMEOUT: {
+    default: String(listenerDefaults.idleTimeoutMs),
+    rule: 'milliseconds from 100 to 3600000, longer than TESSERA_SMTP_TIMEOUT',
+    pattern: '^[1-9][0-9]{2,6}$',
+  },
   TESSERA_MAX_REQUESTS_PER_CONNECTION: {
     default: String(listenerDefaults.maxRequestsPerConnection),
     rule: 'an integer from 1 to 100000',
@@ -34,6 +39,7 @@ export function readListener(
     ['TESSERA_HEADERS_TIMEOUT', 600_000],
     ['TESSERA_REQUEST_TIMEOUT', 3_600_000],
     ['TESSERA_KEEP_ALIVE_TIMEOUT', 600_000],
+    ['TESSERA_IDLE_TIMEOUT', 3_600_000],
     ['TESSERA_MAX_REQUESTS_PER_CONNECTION', 100_000],
     ['TESSERA_MAX_CONNECTIONS', 1_000_000],
     ['TESSERA_MAX_CONNECTIONS_PER_ADDRESS', 1_000_000],
@@ -46,6 +52,7 @@ export function readListener(
       ? Number(read('TESSERA_REQUEST_TIMEOUT'))
       : Math.max(Number(read('TESSERA_REQUEST_TIMEOUT')), Number(read('TESSERA_HEADERS_TIMEOUT'))),
     keepAliveTimeoutMs: Number(read('TESSERA_KEEP_ALIVE_TIMEOUT')),
+    idleTimeoutMs: Number(read('TESSERA_IDLE_TIMEOUT')),
     maxRequestsPerConnection: Number(read('TESSERA_MAX_REQUESTS_PER_CONNECTION')),
     maxConnections: Number(read('TESSERA_MAX_CONNECTIONS')),
     maxConnectionsPerAddress: Number(read('TESSERA_MAX_CONNECTIONS_PER_ADDRESS')),

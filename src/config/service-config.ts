@@ -149,6 +149,8 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   }
   const { listener, listenerProblems } = readListener(read, (name) => values[name] !== undefined);
   problems.push(...listenerProblems);
+  // An email is sent before its answer starts: the connection must not be closed as idle meanwhile.
+  if (listener.idleTimeoutMs <= smtpTimeoutMs) problems.push(`TESSERA_IDLE_TIMEOUT: must be ${serviceVariables.TESSERA_IDLE_TIMEOUT.rule}`);
   const warnings: string[] = [];
   let secret = values.TESSERA_SECRET;
   if (!secret && !dev) problems.push('TESSERA_SECRET: is required (at least 32 characters) unless TESSERA_DEV=1');

@@ -13,6 +13,12 @@ export interface ListenerPolicy {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
+  /**
+   * A connection on which no byte moves either way for this long is closed, whatever it waits
+   * for: a client that stops reading an answer held its place for ever (the other timeouts end
+   * once a request has arrived).
+   */
+  idleTimeoutMs: number;
   /** A connection serves at most this many requests; the last answer carries `Connection: close`. */
   maxRequestsPerConnection: number;
   /** Open connections this process holds at once; one more is refused. */
@@ -55,6 +61,8 @@ export function applyListenerPolicy(server: Server, policy: ListenerPolicy, trus
     Math.max(50, Math.floor(Math.min(policy.headersTimeoutMs, policy.requestTimeoutMs) / 10)),
   );
   server.keepAliveTimeout = policy.keepAliveTimeoutMs;
+  // No 'timeout' listener on the server: Node destroys a socket idle this long.
+  server.timeout = policy.idleTimeoutMs;
   server.maxRequestsPerSocket = policy.maxRequestsPerConnection;
 
   const byAddress = new Map<string, number>();

@@ -32,6 +32,7 @@ describe('Service configuration', () => {
         headersTimeoutMs: 10_000,
         requestTimeoutMs: 30_000,
         keepAliveTimeoutMs: 65_000,
+        idleTimeoutMs: 60_000,
         maxRequestsPerConnection: 1_000,
         maxConnections: 4_096,
         maxConnectionsPerAddress: 256,
@@ -48,11 +49,24 @@ describe('Service configuration', () => {
         TESSERA_HEADERS_TIMEOUT: '300',
         TESSERA_REQUEST_TIMEOUT: '600',
         TESSERA_KEEP_ALIVE_TIMEOUT: '5000',
+        TESSERA_IDLE_TIMEOUT: '20000',
         TESSERA_MAX_REQUESTS_PER_CONNECTION: '2',
         TESSERA_MAX_CONNECTIONS: '8',
         TESSERA_MAX_CONNECTIONS_PER_ADDRESS: '3',
       }),
-      { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 5000, maxRequestsPerConnection: 2, maxConnections: 8, maxConnectionsPerAddress: 3 },
+      {
+        headersTimeoutMs: 300,
+        requestTimeoutMs: 600,
+        keepAliveTimeoutMs: 5000,
+        idleTimeoutMs: 20_000,
+        maxRequestsPerConnection: 2,
+        maxConnections: 8,
+        maxConnectionsPerAddress: 3,
+      },
+    );
+    assert.throws(
+      () => listener({ TESSERA_IDLE_TIMEOUT: '10000' }),
+      /TESSERA_IDLE_TIMEOUT: must be milliseconds from 100 to 3600000, longer than TESSERA_SMTP_TIMEOUT/,
     );
     assert.equal(listener({ TESSERA_HEADERS_TIMEOUT: '60000' }).requestTimeoutMs, 60_000, 'an unset request timeout follows a longer headers timeout');
     assert.throws(

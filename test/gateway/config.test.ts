@@ -217,6 +217,7 @@ describe('Gateway configuration', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 65_000,
+      idleTimeoutMs: 60_000,
       maxRequestsPerConnection: 1_000,
       maxConnections: 4_096,
       maxConnectionsPerAddress: 256,
@@ -226,6 +227,7 @@ describe('Gateway configuration', () => {
       GATEWAY_HEADERS_TIMEOUT: '2s',
       GATEWAY_REQUEST_TIMEOUT: '1m',
       GATEWAY_KEEP_ALIVE_TIMEOUT: '5s',
+      GATEWAY_IDLE_TIMEOUT: '2m',
       GATEWAY_MAX_REQUESTS_PER_CONNECTION: '10',
       GATEWAY_MAX_CONNECTIONS: '100',
       GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '50',
@@ -234,10 +236,16 @@ describe('Gateway configuration', () => {
       headersTimeoutMs: 2_000,
       requestTimeoutMs: 60_000,
       keepAliveTimeoutMs: 5_000,
+      idleTimeoutMs: 120_000,
       maxRequestsPerConnection: 10,
       maxConnections: 100,
       maxConnectionsPerAddress: 50,
     });
+    assert.equal(
+      loadGatewayConfig({ env: { ...base, GATEWAY_UPSTREAM_TIMEOUT: '2m' } }).listener.idleTimeoutMs,
+      130_000,
+      'an unset idle timeout outlasts the wait for an upstream',
+    );
     assert.match(
       refusal({ ...base, GATEWAY_HEADERS_TIMEOUT: '20s', GATEWAY_REQUEST_TIMEOUT: '10s' }),
       /^GATEWAY_REQUEST_TIMEOUT: must be at least headers_timeout$/,

@@ -1,10 +1,14 @@
 import { connect, type Socket } from 'node:net';
 
-/** A listener under test: its URL, a path that answers 200 to GET, and a POST that waits for its body. */
+/**
+ * A listener under test: its URL, a path that answers 200 to GET, a POST that waits for its body,
+ * and a GET whose answer is large (to fill the buffers of a client that does not read).
+ */
 export interface Listener {
   url: string;
   health: string;
   post: { path: string; contentType: string; answer: RegExp };
+  large?: { path: string; times: number };
 }
 
 export interface Exchange {
@@ -72,5 +76,23 @@ export function holdSilently(url: string, localAddress: string): Promise<Socket>
     const socket = connect({ host: hostname, port: Number(port), localAddress, allowHalfOpen: true });
     socket.on('error', reject);
     socket.on('connect', () => resolve(socket));
+  });
+}
+
+/**
+ * A connection from `localAddress` that sends `request` `times` over (pipelined) and never reads
+ * an answer nor closes: once the kernel's buffers are full, no byte moves either way.
+ */
+export function stallUnread(url: string, localAddress: string, request: string, times: number): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), localAddress, allowHalfOpen: true });
+    socket.pause();
+    socket.on('error', () => {});
+    socket.once('error', reject);
+    socket.on('connect', () => {
+      socket.write(request.repeat(times));
+      resolve(socket);
+    });
   });
 }

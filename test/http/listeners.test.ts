@@ -8,7 +8,7 @@ import { HALF_OPEN_LINGER_MS } from '../../src/http/listener-policy.ts';
 import { backends } from '../helpers/backends.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { type Exchange, exchange, hold, holdSilently, type Listener } from './listener-sockets.ts';
+import { type Exchange, exchange, hold, holdSilently, type Listener, stallUnread } from './listener-sockets.ts';
 
 /**
  * Design §5's one listener policy, shown on every port the product opens: the service, the
@@ -16,7 +16,7 @@ import { type Exchange, exchange, hold, holdSilently, type Listener } from './li
  * milliseconds (so the cuts happen quickly), and with caps of 8 connections, 3 per address,
  * 127.0.0.3 a trusted proxy. Clients are raw sockets bound to addresses of 127/8.
  */
-const FAST = { headersMs: 300, requestMs: 600, keepAliveMs: 300, maxRequests: 2 };
+const FAST = { headersMs: 300, requestMs: 600, keepAliveMs: 300, maxRequests: 2, idleMs: 800 };
 const CAPS = { total: 8, perAddress: 3, trusted: '127.0.0.3' };
 
 const sqlite = backends().find((backend) => backend.name === 'sqlite')!;
@@ -48,7 +48,13 @@ const fastGateway = () =>
   });
 const cappedGateway = () => gateway({ max_connections: CAPS.total, max_connections_per_address: CAPS.perAddress, trusted_proxies: [CAPS.trusted] });
 const fastCappedGateway = () =>
-  gateway({ headers_timeout: `${FAST.headersMs}ms`, request_timeout: `${FAST.requestMs}ms`, max_connections_per_address: CAPS.perAddress });
+  gateway({
+    headers_timeout: `${FAST.headersMs}ms`,
+    request_timeout: `${FAST.requestMs}ms`,
+    idle_timeout: `${FAST.idleMs}ms`,
+    keep_alive_timeout: `${FAST.keepAliveMs}ms`,
+    max_connections_per_address: CAPS.perAddress,
+  });
 
 /** Each listener, with how a request waiting for its body is answered there. */
 /** fast: short timeouts; capped: small caps; fastCapped: both. */
@@ -70,6 +76,9 @@ const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: List
       const fastCapped = await service({
         TESSERA_HEADERS_TIMEOUT: String(FAST.headersMs),
         TESSERA_REQUEST_TIMEOUT: String(FAST.requestMs),
+        TESSERA_SMTP_TIMEOUT: '100',
+        TESSERA_IDLE_TIMEOUT: String(FAST.idleMs),
+        TESSERA_KEEP_ALIVE_TIMEOUT: String(FAST.keepAliveMs),
         TESSERA_MAX_CONNECTIONS_PER_ADDRESS: String(CAPS.perAddress),
       });
       // The token endpoint reads its form body before anything else: it waits for the body.
@@ -77,7 +86,7 @@ const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: List
       return {
         fast: { url: fast.url, health: '/healthz', post },
         capped: { url: capped.url, health: '/healthz', post },
-        fastCapped: { url: fastCapped.url, health: '/healthz', post },
+        fastCapped: { url: fastCapped.url, health: '/healthz', post, large: { path: '/openapi.json', times: 100 } },
       };
     },
   },
@@ -90,7 +99,8 @@ const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: List
       return {
         fast: { url: fast.url, health: '/healthz', post },
         capped: { url: capped.url, health: '/healthz', post },
-        fastCapped: { url: fastCapped.url, health: '/healthz', post },
+        // The upstream echoes the path: a long one makes each answer 4 KB.
+        fastCapped: { url: fastCapped.url, health: '/healthz', post, large: { path: `/${'a'.repeat(4_000)}`, times: 3_000 } },
       };
     },
   },
@@ -103,7 +113,7 @@ const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: List
       return {
         fast: { url: fast.adminUrl, health: '/healthz', post },
         capped: { url: capped.adminUrl, health: '/healthz', post },
-        fastCapped: { url: fastCapped.adminUrl, health: '/healthz', post },
+        fastCapped: { url: fastCapped.adminUrl, health: '/healthz', post, large: { path: '/metrics', times: 250 } },
       };
     },
   },
@@ -202,6 +212,21 @@ for (const { name, start } of LISTENERS) {
         answered(await exchange(fastCapped.url, '127.0.0.6', get(fastCapped.health)), 200);
       } finally {
         for (const socket of silent) socket.destroy();
+      }
+    });
+
+    // Stuck while answers are still being made: the idle timeout; once every answer is in the
+    // socket's buffer, Node counts the connection as idle keep-alive: the keep-alive timeout.
+    it('regression: connections whose clients stop reading their answers stop counting after the idle or keep-alive timeout (they held the caps for good)', async () => {
+      const { path, times } = fastCapped.large!;
+      const stalled = [];
+      try {
+        for (let i = 0; i < CAPS.perAddress; i++) stalled.push(await stallUnread(fastCapped.url, '127.0.0.7', get(path, 'keep-alive'), times));
+        answered(await exchange(fastCapped.url, '127.0.0.7', get(fastCapped.health)), 503);
+        await new Promise((resolve) => setTimeout(resolve, FAST.idleMs + HALF_OPEN_LINGER_MS + 1_000));
+        answered(await exchange(fastCapped.url, '127.0.0.7', get(fastCapped.health)), 200);
+      } finally {
+        for (const socket of stalled) socket.destroy();
       }
     });
   });

@@ -230,7 +230,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   }
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
   const requests = readRequestPolicy(tree, key);
-  const listener = readListenerSettings(tree, key, requests.headersTimeoutMs);
+  const listener = readListenerSettings(tree, key, requests.headersTimeoutMs, upstreamTimeoutMs);
   const shutdown = {
     delayMs: readShutdownDuration(tree.shutdown_delay, gatewayDefaults.shutdownDelayMs, key(['shutdown_delay']), true),
     timeoutMs: readShutdownDuration(tree.shutdown_timeout, gatewayDefaults.shutdownTimeoutMs, key(['shutdown_timeout']), false),

@@ -10,6 +10,7 @@ import { parseDuration } from './duration.ts';
 export const LISTENER_KEYS = [
   'request_timeout',
   'keep_alive_timeout',
+  'idle_timeout',
   'max_requests_per_connection',
   'max_connections',
   'max_connections_per_address',
@@ -18,7 +19,8 @@ export const LISTENER_KEYS = [
 const MAX_REQUEST_TIMEOUT_MS = 3_600_000;
 const MAX_KEEP_ALIVE_MS = 600_000;
 
-export function readListenerSettings(tree: Record<string, unknown>, key: KeyNamer, headersTimeoutMs: number): ListenerPolicy {
+/** `upstreamTimeoutMs`: an answer can take that long to start, so an unset idle timeout is longer. */
+export function readListenerSettings(tree: Record<string, unknown>, key: KeyNamer, headersTimeoutMs: number, upstreamTimeoutMs: number): ListenerPolicy {
   const duration = (name: (typeof LISTENER_KEYS)[number], fallback: number, max: number, rule: string) => {
     if (tree[name] === undefined) return fallback;
     const ms = parseDuration(String(tree[name]));
@@ -44,6 +46,7 @@ export function readListenerSettings(tree: Record<string, unknown>, key: KeyName
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: duration('keep_alive_timeout', listenerDefaults.keepAliveTimeoutMs, MAX_KEEP_ALIVE_MS, 'at most 10m'),
+    idleTimeoutMs: duration('idle_timeout', Math.max(listenerDefaults.idleTimeoutMs, upstreamTimeoutMs + 10_000), MAX_REQUEST_TIMEOUT_MS, 'at most 1h'),
     maxRequestsPerConnection: count('max_requests_per_connection', listenerDefaults.maxRequestsPerConnection, 100_000),
     maxConnections: count('max_connections', listenerDefaults.maxConnections, 1_000_000),
     maxConnectionsPerAddress: count('max_connections_per_address', listenerDefaults.maxConnectionsPerAddress, 1_000_000),

@@ -98,9 +98,11 @@ export async function buildApp({
 
   const tokenContext = { store, keys, issuer, now };
   const tokenIssuer = new TokenIssuer(tokenContext);
+  const attemptMetrics = attemptMetricsIn(registry);
   const deps = {
     store,
     now,
+    attemptMetrics,
     issuer: tokenIssuer,
     reader: new TokenReader(tokenContext),
     svids: new SvidVerifier({
@@ -114,7 +116,6 @@ export async function buildApp({
   await app.register(personTokenRoutes(store, tokenIssuer, now));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentialTypeContext(config.secret), now }));
   // One metric for both doors of login: a counter is the same whichever door counted on it.
-  const attemptMetrics = attemptMetricsIn(registry);
   const logins = loginServices({
     store,
     attemptMetrics,

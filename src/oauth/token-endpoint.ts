@@ -64,13 +64,34 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
         // Without a known organisation (unknown client, clientless request refused before its
         // subject was read) there is nowhere to file the event; the access log keeps the request.
         // With the database unreachable, the audit write would only fail the same way, later.
-        if (audit.orgId && !(error instanceof StorageUnavailableError)) {
+        if (audit.orgId && !(error instanceof StorageUnavailableError) && (await worthAuditing(deps, error, client))) {
           await record(deps, auditType, client, audit, error).catch((auditError: unknown) => request.log.error({ err: auditError }, 'audit write failed'));
         }
         throw error;
       }
     },
   );
+}
+
+/** Wrong secrets for one client audited per minute; past that, counted only (a client id is no secret). */
+export const CLIENT_AUTH_FAILURES_AUDITED = Object.freeze({ windowMs: 60_000, limit: 10 });
+
+/**
+ * A wrong secret for a registered client is a signal worth the audit log, but anyone who knows a
+ * client id can send them by the thousand: the first few a minute are recorded, the rest only
+ * counted in tessera_authn_attempts_unaudited_total{method="client_secret"}. Every other refusal
+ * came from an authenticated client, and is recorded.
+ */
+async function worthAuditing(deps: OAuthDeps, error: unknown, client: { id: string; orgId: string } | undefined): Promise<boolean> {
+  if (!(error instanceof InvalidClient && error.attemptedClient) || !client) return true;
+  const window = await deps.store.takeRateLimit({
+    orgId: client.orgId,
+    key: `client-auth-failure:${client.id}`,
+    now: deps.now(),
+    ...CLIENT_AUTH_FAILURES_AUDITED,
+  });
+  if (!window.allowed) deps.attemptMetrics?.unaudited({ method: 'client_secret', outcome: 'failure', reason: 'invalid_client' });
+  return window.allowed;
 }
 
 async function record(deps: OAuthDeps, type: string, client: { id: string } | undefined, audit: AuditNotes, error: unknown): Promise<void> {

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { CLIENT_AUTH_FAILURES_AUDITED } from '../../src/oauth/token-endpoint.ts';
+import { unauditedAttempts } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { type ClientCredentials, oauthPost, registerClient, token } from '../helpers/oauth.ts';
 import { startTestService, TEST_SECRET, type TestOrg, type TestService } from '../helpers/service.ts';
@@ -86,6 +88,22 @@ for (const backend of backends()) {
       assert.ok(events.some((e: { data: { client_id: string } }) => e.data.client_id === client.id));
       assert.ok(events.every((e: { data: { client_id: unknown } }) => typeof e.data.client_id === 'string'));
       assert.ok(!JSON.stringify(events).includes('tat_'), 'no token in the audit log');
+    });
+
+    it(`regression: wrong secrets for a known client are audited ${CLIENT_AUTH_FAILURES_AUDITED.limit} a minute, the rest counted (500 wrote 500 events)`, async () => {
+      const target = await registerClient(t, org, { grant_types: ['client_credentials'] });
+      const unaudited = { method: 'client_secret', outcome: 'failure', reason: 'invalid_client' };
+      const before = await unauditedAttempts(t, unaudited);
+      const tries = CLIENT_AUTH_FAILURES_AUDITED.limit + 15;
+      for (let i = 0; i < tries; i++) {
+        assert.equal((await token(t, { grant_type: 'client_credentials' }, { id: target.id, secret: `tcs_wrong${i}` })).status, 401);
+      }
+      const events = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result;
+      const ofTarget = events.filter(
+        (e: { data: { client_id: string; error?: string } }) => e.data.client_id === target.id && e.data.error === 'invalid_client',
+      );
+      assert.equal(ofTarget.length, CLIENT_AUTH_FAILURES_AUDITED.limit);
+      assert.equal(await unauditedAttempts(t, unaudited), before + 15);
     });
   });
 }

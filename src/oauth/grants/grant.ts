@@ -1,3 +1,4 @@
+import type { AttemptMetrics } from '../../authn/attempt-metrics.ts';
 import type { Store } from '../../store/store.ts';
 import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
 import type { OAuthParams } from '../form.ts';
@@ -16,6 +17,8 @@ export interface OAuthDeps {
   reader: TokenReader;
   svids: SvidVerifierLike;
   now: () => number;
+  /** Where a failed client authentication is counted once the audit has recorded its share. */
+  attemptMetrics?: AttemptMetrics;
 }
 
 /** What an audit event of a token request says; filled in as the grant learns it. */

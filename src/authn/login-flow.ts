@@ -22,7 +22,7 @@ export interface LoginMethod {
   readonly method: string;
   readonly credentialType: string;
   readonly amr: readonly AmrValue[];
-  /** Its failures are answered at the failure time (failure-time.ts): a password's are, a code's need not be. */
+  /** Its failures are answered at the failure time (failure-time.ts), whatever the handle names: a password's and a code's are. */
   readonly failuresWaitForTheBudget?: boolean;
   /** The work a check would have done, when there is nothing to check against: the answer's timing must not tell. */
   withoutCredential(): Promise<void>;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { importCredential, login, loginPerson, policyHash } from '../helpers/authn.ts';
+import { addTotp, importCredential, login, loginPerson, policyHash } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { argon2idHash, bcryptHash, pbkdf2Sha256Hash, plantStoredHash } from '../helpers/legacy-hashes.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
@@ -99,6 +99,33 @@ for (const backend of backends()) {
         assert.ok(ms <= BUDGET_MS * 1.1, `${what}: median ${ms.toFixed(0)} ms, more than 10 % after the ${BUDGET_MS} ms budget`);
       });
     }
+
+    it('regression: a wrong code by handle takes the failure time for a person holding TOTP as for a stranger (a person’s took about 1 ms longer)', async (context) => {
+      const medianOf = async (emails: string[]) => {
+        const times: number[] = [];
+        for (const email of emails) {
+          const started = performance.now();
+          const response = await login(t, org, '/authn/totp', { handle: { type: 'email_address', value: email }, code: '000000' });
+          times.push(performance.now() - started);
+          assert.equal(response.status, 401, JSON.stringify(response.body));
+        }
+        return median(times);
+      };
+      const holders: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const person = await loginPerson(t, org);
+        await addTotp(t, org, person.id);
+        holders.push(person.email);
+      }
+      const strangers = Array.from({ length: 10 }, (_, i) => `no-code-${i}-${Date.now()}@example.com`);
+      for (const [what, ms] of [
+        ['a person holding TOTP', await medianOf(holders)],
+        ['a handle that names no one', await medianOf(strangers)],
+      ] as const) {
+        context.diagnostic(`${what}: median ${ms.toFixed(0)} ms of 10 wrong codes (budget ${BUDGET_MS} ms)`);
+        assert.ok(ms >= BUDGET_MS && ms <= BUDGET_MS * 1.1, `${what}: median ${ms.toFixed(0)} ms, not within 10 % of the ${BUDGET_MS} ms budget`);
+      }
+    });
 
     it('a right password does not wait for the failure time', async () => {
       const person = await loginPerson(t, org);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { operatorFields } from '../audit/admin-events.ts';
+import { apiKeyOperator, operatorFields } from '../audit/admin-events.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
@@ -77,7 +77,7 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number, hashC
         },
       },
       async (request, reply) => {
-        const { org, key } = tenantOf(request);
+        const { org } = tenantOf(request);
         const personId = request.params.person_id;
         const person = await store.getPerson(org.id, personId);
         if (!person) throw personNotFound();
@@ -87,7 +87,7 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number, hashC
           await recordEvent(tx, at, org.id, 'authn.attempts_reset', {
             person_id: personId,
             counters: cleared,
-            ...operatorFields({ kind: 'api_key', apiKeyId: key.id }),
+            ...operatorFields(apiKeyOperator(request)),
           });
         });
         return reply.code(204).send(null);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { operatorFields } from '../audit/admin-events.ts';
+import { apiKeyOperator, operatorFields } from '../audit/admin-events.ts';
 import { ApiError, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
@@ -65,7 +65,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
         validatorCompiler: (route) => (route.httpPart === 'body' ? bodyValidator(route) : validatorCompiler(route)),
       },
       async (request, reply) => {
-        const { org, key } = tenantOf(request);
+        const { org } = tenantOf(request);
         const personId = request.params.person_id;
         const body = request.body as CreateBody;
         checkCredentialLabel(body.label);
@@ -80,7 +80,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
           type: type.type,
           label: body.label ?? null,
           prepared,
-          audit: operatorFields({ kind: 'api_key', apiKeyId: key.id }),
+          audit: operatorFields(apiKeyOperator(request)),
           at: now(),
           ...(type.onePerPerson ? { unlessHolding: { types: [type.type], refusal: () => alreadyHolding(type.type) } } : {}),
         });
@@ -115,10 +115,10 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
         schema: { tags, security, summary: 'Delete a credential of a person', params: CredentialParams, response: { 204: Type.Null(), ...commonErrors } },
       },
       async (request, reply) => {
-        const { org, key } = tenantOf(request);
+        const { org } = tenantOf(request);
         const { person_id: personId, credential_id: credentialId } = request.params;
         if (!(await store.getPerson(org.id, personId))) throw personNotFound();
-        await deletePersonCredential(store, { orgId: org.id, personId, credentialId, audit: operatorFields({ kind: 'api_key', apiKeyId: key.id }), at: now() });
+        await deletePersonCredential(store, { orgId: org.id, personId, credentialId, audit: operatorFields(apiKeyOperator(request)), at: now() });
         return reply.code(204).send(null);
       },
     );

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { apiKeyOperator } from '../audit/admin-events.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
@@ -46,8 +47,8 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore & Trans
         },
       },
       async (request, reply) => {
-        const { org, key } = tenantOf(request);
-        const { client, secret } = await createOAuthClient(store, org.id, request.body, { kind: 'api_key', apiKeyId: key.id }, now());
+        const { org } = tenantOf(request);
+        const { client, secret } = await createOAuthClient(store, org.id, request.body, apiKeyOperator(request), now());
         return reply.code(201).send({ result: { ...presentClient(client), client_secret: secret } });
       },
     );
@@ -82,8 +83,8 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore & Trans
       },
       async (request, reply) => {
         // Revokes the client's opaque tokens in the same transaction (see ClientStore.deleteClient).
-        const { org, key } = tenantOf(request);
-        if (!(await deleteOAuthClient(store, org.id, request.params.client_id, { kind: 'api_key', apiKeyId: key.id }, now()))) throw notFound();
+        const { org } = tenantOf(request);
+        if (!(await deleteOAuthClient(store, org.id, request.params.client_id, apiKeyOperator(request), now()))) throw notFound();
         return reply.code(204).send(null);
       },
     );
@@ -100,8 +101,8 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore & Trans
         },
       },
       async (request) => {
-        const { org, key } = tenantOf(request);
-        const secret = await rotateOAuthClientSecret(store, org.id, request.params.client_id, { kind: 'api_key', apiKeyId: key.id }, now());
+        const { org } = tenantOf(request);
+        const secret = await rotateOAuthClientSecret(store, org.id, request.params.client_id, apiKeyOperator(request), now());
         if (secret === undefined) throw notFound();
         return { result: { client_id: request.params.client_id, client_secret: secret } };
       },

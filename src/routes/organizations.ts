@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { apiKeyOperator } from '../audit/admin-events.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
@@ -43,8 +44,8 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
         schema: { tags, security, summary: 'Create an API key (shown once)', body: NewApiKey, response: { 201: Envelope(CreatedApiKey), ...commonErrors } },
       },
       async (request, reply) => {
-        const { org, key: caller } = tenantOf(request);
-        const { key, secret } = await createApiKey(store, org.id, request.body, { kind: 'api_key', apiKeyId: caller.id }, options.now());
+        const { org } = tenantOf(request);
+        const { key, secret } = await createApiKey(store, org.id, request.body, apiKeyOperator(request), options.now());
         return reply.code(201).send({ result: { ...presentKey(key), api_key: secret } });
       },
     );
@@ -82,7 +83,7 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
         // The caller keeps its own key; revokeApiKey also refuses the last admin key, which
         // matters when the console revokes one at the same time.
         if (request.params.key_id === key.id) throw new ApiError('CONFLICT', 'path.key_id: is the key making this request; revoke it with another admin key');
-        await revokeApiKey(store, org.id, request.params.key_id, 'path.key_id', { kind: 'api_key', apiKeyId: key.id }, options.now());
+        await revokeApiKey(store, org.id, request.params.key_id, 'path.key_id', apiKeyOperator(request), options.now());
         return reply.code(204).send(null);
       },
     );
@@ -107,8 +108,8 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
         },
       },
       async (request) => {
-        const { org, key } = tenantOf(request);
-        const updated = await changeOrganizationConfig(store, org.id, request.body, options, { kind: 'api_key', apiKeyId: key.id }, options.now());
+        const { org } = tenantOf(request);
+        const updated = await changeOrganizationConfig(store, org.id, request.body, options, apiKeyOperator(request), options.now());
         if (!updated) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: the organisation was deleted');
         return { result: updated.config };
       },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { operatorFields } from '../audit/admin-events.ts';
+import { apiKeyOperator, operatorFields } from '../audit/admin-events.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 import { invalidField, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
@@ -53,7 +53,7 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
         },
       },
       async (request) => {
-        const { org, key } = tenantOf(request);
+        const { org } = tenantOf(request);
         const person = await store.getPerson(org.id, request.params.person_id);
         if (!person) throw personNotFound();
         const body = request.body ?? {};
@@ -76,7 +76,7 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
           expires_in: lifetimeSeconds,
           scope,
           may_act: body.may_act ?? null,
-          ...operatorFields({ kind: 'api_key', apiKeyId: key.id }),
+          ...operatorFields(apiKeyOperator(request)),
         });
         return { result: { token, person_id: person.id, expires_in: lifetimeSeconds } };
       },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { apiKeyOperator } from '../audit/admin-events.ts';
 import { newId } from '../crypto/ids.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
@@ -79,9 +80,9 @@ export function personRoutes(store: PersonStore & CredentialStore & Organization
         schema: { tags, security, summary: 'Create a person', body: NewPerson, response: { 201: Envelope(PersonView), ...commonErrors } },
       },
       async (request, reply) => {
-        const { org, key } = tenantOf(request);
+        const { org } = tenantOf(request);
         const person = newPerson(org.id, request.body, undefined, now());
-        await createPerson(store, person, { kind: 'api_key', apiKeyId: key.id }, person.createdAt);
+        await createPerson(store, person, apiKeyOperator(request), person.createdAt);
         return reply.code(201).send({ result: presentPerson(person) });
       },
     );
@@ -134,8 +135,8 @@ export function personRoutes(store: PersonStore & CredentialStore & Organization
         },
       },
       async (request) => {
-        const { org, key } = tenantOf(request);
-        const outcome = await changePersonAccess(store, org.id, request.params.person_id, request.body, now(), { kind: 'api_key', apiKeyId: key.id });
+        const { org } = tenantOf(request);
+        const outcome = await changePersonAccess(store, org.id, request.params.person_id, request.body, now(), apiKeyOperator(request));
         if (outcome.kind !== 'changed') throw new TypeError('a change by an API key has no actor whose session could end');
         return { result: presentPerson(outcome.person) };
       },
@@ -149,8 +150,8 @@ export function personRoutes(store: PersonStore & CredentialStore & Organization
       async (request, reply) => {
         // An admin key may delete any person: the API is the way back for an organisation
         // left without a console administrator.
-        const { org, key } = tenantOf(request);
-        await deletePerson(store, org.id, request.params.person_id, now(), { kind: 'api_key', apiKeyId: key.id }, { keepingAConsoleAdmin: false });
+        const { org } = tenantOf(request);
+        await deletePerson(store, org.id, request.params.person_id, now(), apiKeyOperator(request), { keepingAConsoleAdmin: false });
         return reply.code(204).send(null);
       },
     );

@@ -10,16 +10,16 @@
  *
  * The secrets in the fixture (TEST_SECRET, tokens, cookies, passwords) are test values only.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
 import { importParams, ORIGIN, RP_ID } from '../authn/webauthn/passkeys.ts';
 import { policyHash, totpImport } from '../helpers/authn.ts';
 import { TEST_SECRET } from '../helpers/service.ts';
 import { RELEASE_10_PORT, type Release10Fixture } from './release-10.ts';
+import { dumpSqlite, makeFixture } from './release-fixtures.ts';
 
 const checkout = process.argv[2];
 if (!checkout) throw new Error('usage: make-release-10-fixture.ts <checkout of release 10>');
@@ -140,33 +140,8 @@ async function populate(): Promise<Release10Fixture> {
       kai: await consoleSession('kai@example.com', passwords.kai),
       vic: await consoleSession('vic@example.com', passwords.vic),
     },
-    rows: dump(),
+    rows: dumpSqlite(join(dir, 'tessera.db')),
   };
 }
 
-/** Every table's rows, in the order the tables were created (so foreign keys can be satisfied on insert). */
-function dump(): Release10Fixture['rows'] {
-  const db = new DatabaseSync(join(dir, 'tessera.db'));
-  try {
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY rowid")
-      .all();
-    return tables.map(({ name }) => ({ table: String(name), rows: db.prepare(`SELECT * FROM "${String(name)}"`).all() as Record<string, unknown>[] }));
-  } finally {
-    db.close();
-  }
-}
-
-const service = spawn(tessera, ['service'], { env, stdio: 'inherit' });
-try {
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${base}/healthz`).catch(() => undefined))?.ok) break;
-    if (i > 100) throw new Error('release 10 did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  writeFileSync(join(process.cwd(), 'test/upgrade/fixtures/release-10.json'), `${JSON.stringify(await populate(), null, 1)}\n`);
-} finally {
-  service.kill('SIGTERM');
-  await new Promise((resolve) => service.once('exit', resolve));
-  rmSync(dir, { recursive: true, force: true });
-}
+await makeFixture({ tessera, env, base, dir, name: 'release-10.json', populate });

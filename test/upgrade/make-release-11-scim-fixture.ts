@@ -11,13 +11,13 @@
  *
  * The secrets in the fixture (the SCIM token, the API key) are test values only.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { TEST_SECRET } from '../helpers/service.ts';
 import type { Release11ScimFixture } from './release-11-scim.ts';
+import { dumpSqlite, makeFixture } from './release-fixtures.ts';
 
 const checkout = process.argv[2];
 if (!checkout) throw new Error('usage: make-release-11-scim-fixture.ts <checkout of release 11>');
@@ -82,32 +82,14 @@ async function populate(): Promise<Release11ScimFixture> {
   const gil = await user('gil');
   const hal = await user('hal');
   await patch(hal, { op: 'replace', path: 'active', value: false });
-  return { orgId, apiKey, connectionId: connection.id, scimToken: connection.scim_token, users: { ada, bob, cat, dan, eve, gil, hal }, rows: dump() };
+  return {
+    orgId,
+    apiKey,
+    connectionId: connection.id,
+    scimToken: connection.scim_token,
+    users: { ada, bob, cat, dan, eve, gil, hal },
+    rows: dumpSqlite(join(dir, 'tessera.db')),
+  };
 }
 
-/** Every table's rows, in the order the tables were created (so foreign keys can be satisfied on insert). */
-function dump(): Release11ScimFixture['rows'] {
-  const db = new DatabaseSync(join(dir, 'tessera.db'));
-  try {
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY rowid")
-      .all();
-    return tables.map(({ name }) => ({ table: String(name), rows: db.prepare(`SELECT * FROM "${String(name)}"`).all() as Record<string, unknown>[] }));
-  } finally {
-    db.close();
-  }
-}
-
-const service = spawn(tessera, ['service'], { env, stdio: 'inherit' });
-try {
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${base}/healthz`).catch(() => undefined))?.ok) break;
-    if (i > 100) throw new Error('release 11 did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  writeFileSync(join(process.cwd(), 'test/upgrade/fixtures/release-11-scim.json'), `${JSON.stringify(await populate(), null, 1)}\n`);
-} finally {
-  service.kill('SIGTERM');
-  await new Promise((resolve) => service.once('exit', resolve));
-  rmSync(dir, { recursive: true, force: true });
-}
+await makeFixture({ tessera, env, base, dir, name: 'release-11-scim.json', populate });

@@ -92,6 +92,8 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
       GATEWAY_DEFAULT_TARGET: upstream.url,
       GATEWAY_ADMIN_PORT: '0',
       GATEWAY_LOG_LEVEL: 'warn',
+      // As for the service (bench/lib/service-process.ts): autocannon ignores `Connection: close`.
+      GATEWAY_MAX_REQUESTS_PER_CONNECTION: '100000',
       ...extra,
     });
     const plain = await startGatewayProcess(gatewayEnv({}));

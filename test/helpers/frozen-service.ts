@@ -19,6 +19,8 @@ export interface FrozenServiceOptions {
   issuer?: string;
   /** The store the app uses, made from the real one: for a test that must act between two steps of a request. */
   wrapStore?: (store: Store) => Store;
+  /** TESSERA_LOGIN_FAILURE_TIME: a test of a hundred failures asks for the shortest, 100 ms. */
+  loginFailureTimeMs?: number;
 }
 
 /**
@@ -34,7 +36,13 @@ export async function startFrozenService(backend: Backend, clock: TestClock, opt
   let url = '';
   const app = await buildApp({
     store: options.wrapStore ? options.wrapStore(store) : store,
-    config: { dev: false, bodyLimit: 1_048_576, logLevel: 'silent', secret: TEST_SECRET },
+    config: {
+      dev: false,
+      bodyLimit: 1_048_576,
+      logLevel: 'silent',
+      secret: TEST_SECRET,
+      ...(options.loginFailureTimeMs === undefined ? {} : { loginFailureTimeMs: options.loginFailureTimeMs }),
+    },
     keys,
     issuer: () => options.issuer ?? url,
     now,

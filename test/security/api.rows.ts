@@ -104,4 +104,18 @@ export const apiRows: SecurityRow[] = [
       },
     }),
   ),
+  {
+    request: 'issue 24 review: POST /persons/{id}/mint-token, then the audit log',
+    expect: 'person.token_minted names its operator (operator: api_key and the key), as every administrative event does',
+    async check(s) {
+      const person = await s.person();
+      const events = (await s.t.call('GET', '/audit/events?type=person.token_minted&limit=100', { as: s.org })).body.result as {
+        data: Record<string, unknown>;
+      }[];
+      const minted = events.find((event) => event.data.person_id === person.id);
+      assert.ok(minted, 'the mint is recorded');
+      assert.equal(minted.data.operator, 'api_key');
+      assert.match(String(minted.data.api_key_id), /^key_/);
+    },
+  },
 ];

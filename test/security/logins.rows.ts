@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
 import { asBrowser, configurePasskeys, importParams, ORIGIN } from '../authn/webauthn/passkeys.ts';
-import { completeWithCode, importCredential, login, twoFactorPerson } from '../helpers/authn.ts';
+import { completeWithCode, importCredential, login, twoFactorPerson, unauditedAttempts } from '../helpers/authn.ts';
 import { ConsoleAgent, type ConsolePage, consolePerson, signInWithPassword } from '../helpers/console.ts';
 import { claims } from '../helpers/oauth.ts';
 import { errorCodes, type TestOrg } from '../helpers/service.ts';
@@ -174,6 +174,62 @@ export const loginRows: SecurityRow[] = [
         assert.match(page.html, /name="organization"[^>]*value=""/, org);
         assert.ok(!page.html.includes('\u0000'), org);
       }
+    },
+  },
+  {
+    request: 'issue 24 review: wrong passwords for 8 made-up handles, then 20 more at a handle they locked out (429)',
+    expect: 'no authn.attempt event for any (2,000 such requests wrote 2,000 events); the metric counts them',
+    async check(s) {
+      const org = await s.t.org();
+      const events = async () => (await s.t.call('GET', '/audit/events?type=authn.attempt&limit=100', { as: org })).body.meta.cursor_pagination.total_count;
+      const strangers = { method: 'password', outcome: 'failure', reason: 'unknown_handle' };
+      const refused = { method: 'password', outcome: 'refused', reason: 'too_many_attempts' };
+      const [counted, refusedBefore] = [await unauditedAttempts(s.t, strangers), await unauditedAttempts(s.t, refused)];
+      // Four at a time: TESSERA_LOGINS_PER_SOURCE; each failure is answered at the failure time.
+      const guess = (value: string) => login(s.t, org, '/authn/password', { handle: { type: 'email_address', value }, password: 'guess' });
+      for (const batch of [0, 4]) await Promise.all([0, 1, 2, 3].map((i) => guess(`made-up-${batch + i}@x.example`)));
+      await Promise.all([0, 1, 2, 3].map(() => guess('locked@x.example')));
+      await guess('locked@x.example');
+      // Each failure is answered at the failure time, as long as the first delay: the first one or
+      // two of these may still be judged (401) before the doubling delays outrun it (429).
+      const statuses = [];
+      for (let i = 0; i < 20; i++) statuses.push((await guess('locked@x.example')).status);
+      const judged = statuses.filter((status) => status === 401).length;
+      assert.ok(judged <= 2 && statuses.slice(judged).every((status) => status === 429), statuses.join(' '));
+      assert.equal(await events(), 0);
+      assert.ok((await unauditedAttempts(s.t, strangers)) >= counted + 8 + judged, 'the judged guesses are counted');
+      assert.ok((await unauditedAttempts(s.t, refused)) >= refusedBefore + 20 - judged, 'the 429s are counted');
+    },
+  },
+  {
+    request: 'issue 24 review: 61 passkey login ceremonies from one address in a minute (each stores a challenge; 3,700 a second were stored)',
+    expect: 'the 61st is 429 TOO_MANY_CEREMONIES with Retry-After',
+    async check(s) {
+      const org = await s.t.org();
+      await configurePasskeys(s.t, org);
+      for (let i = 0; i < 60; i++) assert.equal((await asBrowser(s.t, org, '/authn/webauthn/options', {})).status, 200);
+      const over = await asBrowser(s.t, org, '/authn/webauthn/options', {});
+      assert.deepEqual([over.status, errorCodes(over.body)], [429, ['TOO_MANY_CEREMONIES']]);
+      assert.ok(Number(over.headers.get('retry-after')) >= 1);
+    },
+  },
+  {
+    request: 'issue 24 review: POST /console/admin/persons with email=ffx%ff%fe@ex.com, and with Content-Type: text/plain',
+    expect:
+      '400 naming the encoding, 415 naming application/x-www-form-urlencoded (U+FFFD was stored; the 415 said "must be application/json"), no person created',
+    async check(s) {
+      const admin = await consolePerson(s.t, s.org, { roles: ['admin'] });
+      const agent = new ConsoleAgent(s.t.url);
+      const { csrf } = await signInWithPassword(agent, s.org.orgId, admin);
+      const before = (await s.t.call('GET', '/persons', { as: s.org })).body.meta.cursor_pagination.total_count;
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const encoded = await agent.raw('POST', '/console/admin/persons', form, `email=ffx%ff%fe%40ex.com&_csrf=${csrf}`);
+      assert.equal(encoded.status, 400);
+      assert.match(encoded.html, /form: has a percent-encoding that is not UTF-8/);
+      const typed = await agent.raw('POST', '/console/admin/persons', { 'content-type': 'text/plain' }, `email=a%40ex.com&_csrf=${csrf}`);
+      assert.equal(typed.status, 415);
+      assert.match(typed.html, /must be application\/x-www-form-urlencoded/);
+      assert.equal((await s.t.call('GET', '/persons', { as: s.org })).body.meta.cursor_pagination.total_count, before);
     },
   },
 ];

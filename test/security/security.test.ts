@@ -3,6 +3,7 @@ import { backends } from '../helpers/backends.ts';
 import { apiRows } from './api.rows.ts';
 import { gatewayRows } from './gateway.rows.ts';
 import { type SecurityStack, startSecurityStack } from './harness.ts';
+import { listenerRows } from './listeners.rows.ts';
 import { loginRows } from './logins.rows.ts';
 import type { SecurityRow } from './rows.ts';
 import { tokenEndpointRows } from './token-endpoint.rows.ts';
@@ -13,6 +14,7 @@ const TABLES: [string, SecurityRow[]][] = [
   ['token endpoint', tokenEndpointRows],
   ['api', apiRows],
   ['logins and console', loginRows],
+  ['listeners', listenerRows],
 ];
 
 for (const backend of backends()) {

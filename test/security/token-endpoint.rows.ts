@@ -145,4 +145,16 @@ export const tokenEndpointRows: SecurityRow[] = [
       refused(response, 401, 'invalid_client', /integration key may not use this operation/);
     },
   },
+  {
+    request: 'issue 24 review: 25 wrong secrets for a known client id (client ids are no secret)',
+    expect: '401 each; 10 token.client_credentials invalid_client events in that minute, not 25 (500 wrote 500)',
+    async check(s) {
+      const org = await s.t.org();
+      const target = await registerClient(s.t, org, { grant_types: ['client_credentials'] });
+      for (let i = 0; i < 25; i++)
+        assert.equal((await token(s.t, { grant_type: 'client_credentials' }, { id: target.id, secret: `tcs_wrong${i}` })).status, 401);
+      const events = (await s.t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result;
+      assert.equal(events.filter((e: { data: { error?: string } }) => e.data.error === 'invalid_client').length, 10);
+    },
+  },
 ];

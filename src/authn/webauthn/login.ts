@@ -37,6 +37,8 @@ export async function startLogin(
   /** The client address (request.ip): a login ceremony needs no credential, so starts are bounded per address. */
   source: string,
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  // An organisation without passkeys refuses first: a refusal counts nothing.
+  relyingPartyOf(org);
   await admitLoginCeremony(deps.store, org.id, source, deps.now());
   const person = handle ? await deps.store.findPersonByHandle(org.id, handle) : undefined;
   return keepLoginChallenge(deps, org, handle, person?.id ?? null, []);

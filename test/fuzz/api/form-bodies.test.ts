@@ -126,8 +126,10 @@ for (const backend of backends()) {
       assert.ok(response.status < 500, `${context} → ${response.status} ${JSON.stringify(response.body)}`);
       if (response.status !== 200) {
         assertOAuthRefusal(response, context);
-        // A refusal at the token endpoint is audited (docs/token-exchange.md), and that is all it writes.
-        const { audit_events: audit, ...rest } = changes(before, after);
+        // A refusal at the token endpoint is audited (docs/token-exchange.md), and that is all it
+        // writes, but for a wrong secret of a known client: that is counted against the client's
+        // audited share (10 a minute), in rate_limits.
+        const { audit_events: audit, rate_limits: _counted, ...rest } = changes(before, after);
         assert.deepEqual(rest, {}, `a refusal wrote more than its audit event (${context})`);
         assert.ok(audit === undefined || (endpoint === '/oauth2/tokens' && audit.removed.length === 0), context);
         for (const row of audit?.added ?? []) assert.match(row, /refused/, `${context}: ${row}`);
@@ -216,7 +218,8 @@ for (const backend of backends()) {
           const before = await t.snapshot();
           const response = await rawCall(t, 'POST', endpoint, { 'content-type': 'application/x-www-form-urlencoded', authorization }, `${form}&token=x`);
           assert.ok(['invalid_client', 'invalid_request'].includes(assertOAuthRefusal(response, context)), context);
-          const { audit_events: _, ...rest } = changes(before, await t.snapshot());
+          // A wrong secret of a known client also counts against its audited share (rate_limits).
+          const { audit_events: _, rate_limits: _counted, ...rest } = changes(before, await t.snapshot());
           assert.deepEqual(rest, {}, context);
         }),
         { numRuns: runs(backend, 150) },

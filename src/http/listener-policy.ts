@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { BlockList, isIP, type Socket } from 'node:net';
+import { sourceOf } from './client-source.ts';
 
 /**
  * What every port the product opens holds a client to (design §5, "Listeners"): the service,
@@ -69,8 +70,10 @@ export function applyListenerPolicy(server: Server, policy: ListenerPolicy, trus
   let total = 0;
   // Before the HTTP server's own listener: a refused socket is gone before a parser is attached.
   server.prependListener('connection', (socket: Socket) => {
-    const address = clientAddress(socket);
-    const exempt = address === undefined || trustedProxies.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+    const peer = clientAddress(socket);
+    const exempt = peer === undefined || trustedProxies.check(peer, isIP(peer) === 6 ? 'ipv6' : 'ipv4');
+    // Counted by source: an IPv6 client picks its address freely within its /64.
+    const address = peer === undefined ? undefined : sourceOf(peer);
     const fromAddress = address === undefined ? 0 : (byAddress.get(address) ?? 0);
     if (total >= policy.maxConnections || (!exempt && fromAddress >= policy.maxConnectionsPerAddress)) return refuse(socket);
     total++;

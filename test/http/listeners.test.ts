@@ -48,17 +48,20 @@ const fastGateway = () =>
   });
 const cappedGateway = () => gateway({ max_connections: CAPS.total, max_connections_per_address: CAPS.perAddress, trusted_proxies: [CAPS.trusted] });
 const fastCappedGateway = () =>
+  gateway({ headers_timeout: `${FAST.headersMs}ms`, request_timeout: `${FAST.requestMs}ms`, max_connections_per_address: CAPS.perAddress });
+// The default headers timeout: the answers the stalled clients ask for keep the event loop busy.
+const idleCappedGateway = () =>
   gateway({
-    headers_timeout: `${FAST.headersMs}ms`,
-    request_timeout: `${FAST.requestMs}ms`,
     idle_timeout: `${FAST.idleMs}ms`,
     keep_alive_timeout: `${FAST.keepAliveMs}ms`,
+    // The stalled clients pipeline thousands of requests; the bound must not end them first.
+    max_requests_per_connection: 100_000,
     max_connections_per_address: CAPS.perAddress,
   });
 
 /** Each listener, with how a request waiting for its body is answered there. */
-/** fast: short timeouts; capped: small caps; fastCapped: both. */
-const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: Listener; fastCapped: Listener }> }[] = [
+/** fast: short timeouts; capped: small caps; fastCapped: both; idleCapped: a short idle timeout and small caps. */
+const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: Listener; fastCapped: Listener; idleCapped: Listener }> }[] = [
   {
     name: 'service',
     async start() {
@@ -76,9 +79,13 @@ const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: List
       const fastCapped = await service({
         TESSERA_HEADERS_TIMEOUT: String(FAST.headersMs),
         TESSERA_REQUEST_TIMEOUT: String(FAST.requestMs),
+        TESSERA_MAX_CONNECTIONS_PER_ADDRESS: String(CAPS.perAddress),
+      });
+      const idleCapped = await service({
         TESSERA_SMTP_TIMEOUT: '100',
         TESSERA_IDLE_TIMEOUT: String(FAST.idleMs),
         TESSERA_KEEP_ALIVE_TIMEOUT: String(FAST.keepAliveMs),
+        TESSERA_MAX_REQUESTS_PER_CONNECTION: '100000',
         TESSERA_MAX_CONNECTIONS_PER_ADDRESS: String(CAPS.perAddress),
       });
       // The token endpoint reads its form body before anything else: it waits for the body.
@@ -86,34 +93,37 @@ const LISTENERS: { name: string; start(): Promise<{ fast: Listener; capped: List
       return {
         fast: { url: fast.url, health: '/healthz', post },
         capped: { url: capped.url, health: '/healthz', post },
-        fastCapped: { url: fastCapped.url, health: '/healthz', post, large: { path: '/openapi.json', times: 100 } },
+        fastCapped: { url: fastCapped.url, health: '/healthz', post },
+        idleCapped: { url: idleCapped.url, health: '/healthz', post, large: { path: '/openapi.json', times: 100 } },
       };
     },
   },
   {
     name: 'gateway proxy',
     async start() {
-      const [fast, capped, fastCapped] = [await fastGateway(), await cappedGateway(), await fastCappedGateway()];
+      const [fast, capped, fastCapped, idleCapped] = [await fastGateway(), await cappedGateway(), await fastCappedGateway(), await idleCappedGateway()];
       // Proxied to the upstream, which answers once the body has ended: it never does.
       const post = { path: '/upload', contentType: 'application/octet-stream', answer: /^HTTP\/1\.1 408 .*GATEWAY_REQUEST_TIMEOUT/s };
       return {
         fast: { url: fast.url, health: '/healthz', post },
         capped: { url: capped.url, health: '/healthz', post },
         // The upstream echoes the path: a long one makes each answer 4 KB.
-        fastCapped: { url: fastCapped.url, health: '/healthz', post, large: { path: `/${'a'.repeat(4_000)}`, times: 3_000 } },
+        fastCapped: { url: fastCapped.url, health: '/healthz', post },
+        idleCapped: { url: idleCapped.url, health: '/healthz', post, large: { path: `/${'a'.repeat(4_000)}`, times: 3_000 } },
       };
     },
   },
   {
     name: 'gateway admin',
     async start() {
-      const [fast, capped, fastCapped] = [await fastGateway(), await cappedGateway(), await fastCappedGateway()];
+      const [fast, capped, fastCapped, idleCapped] = [await fastGateway(), await cappedGateway(), await fastCappedGateway(), await idleCappedGateway()];
       // The admin port answers without reading a body; the connection still waits for it, and is cut.
       const post = { path: '/healthz', contentType: 'application/json', answer: /^HTTP\/1\.1 200 /s };
       return {
         fast: { url: fast.adminUrl, health: '/healthz', post },
         capped: { url: capped.adminUrl, health: '/healthz', post },
-        fastCapped: { url: fastCapped.adminUrl, health: '/healthz', post, large: { path: '/metrics', times: 250 } },
+        fastCapped: { url: fastCapped.adminUrl, health: '/healthz', post },
+        idleCapped: { url: idleCapped.adminUrl, health: '/healthz', post, large: { path: '/metrics', times: 2_000 } },
       };
     },
   },
@@ -135,7 +145,8 @@ for (const { name, start } of LISTENERS) {
     let fast: Listener;
     let capped: Listener;
     let fastCapped: Listener;
-    before(async () => ({ fast, capped, fastCapped } = await start()));
+    let idleCapped: Listener;
+    before(async () => ({ fast, capped, fastCapped, idleCapped } = await start()));
 
     it('headers trickled one line every 100 ms are cut at the headers timeout (300 ms) with 408', async () => {
       const result = await exchange(fast.url, '127.0.0.1', `GET ${fast.health} HTTP/1.1\r\n`, { trickle: 'X-Slow: 1\r\n', everyMs: 100 });
@@ -215,16 +226,25 @@ for (const { name, start } of LISTENERS) {
       }
     });
 
-    // Stuck while answers are still being made: the idle timeout; once every answer is in the
-    // socket's buffer, Node counts the connection as idle keep-alive: the keep-alive timeout.
+    // Stuck while answers are still being made (more than the kernel's buffers hold: Node stops
+    // reading the pipelined requests): the idle timeout; were every answer in the buffers, Node
+    // would count the connection as idle keep-alive, and the keep-alive timeout would end it.
     it('regression: connections whose clients stop reading their answers stop counting after the idle or keep-alive timeout (they held the caps for good)', async () => {
-      const { path, times } = fastCapped.large!;
+      const { path, times } = idleCapped.large!;
       const stalled = [];
       try {
-        for (let i = 0; i < CAPS.perAddress; i++) stalled.push(await stallUnread(fastCapped.url, '127.0.0.7', get(path, 'keep-alive'), times));
-        answered(await exchange(fastCapped.url, '127.0.0.7', get(fastCapped.health)), 503);
-        await new Promise((resolve) => setTimeout(resolve, FAST.idleMs + HALF_OPEN_LINGER_MS + 1_000));
-        answered(await exchange(fastCapped.url, '127.0.0.7', get(fastCapped.health)), 200);
+        for (let i = 0; i < CAPS.perAddress; i++) stalled.push(await stallUnread(idleCapped.url, '127.0.0.7', get(path, 'keep-alive'), times));
+        // Refused: the 503, or a reset when the close beat the client to it (docs/security.md, known gaps).
+        const over = await exchange(idleCapped.url, '127.0.0.7', get(idleCapped.health)).catch((error: NodeJS.ErrnoException) => error.code);
+        assert.ok(over === 'ECONNRESET' || (typeof over === 'object' && over.text.startsWith('HTTP/1.1 503 ')), JSON.stringify(over));
+        // Within a few idle timeouts (the answers already asked for may take a while to make), the address is served again.
+        let again: Exchange | undefined;
+        const deadline = performance.now() + 10 * FAST.idleMs + HALF_OPEN_LINGER_MS;
+        while (!again?.text.startsWith('HTTP/1.1 200') && performance.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, FAST.idleMs / 2));
+          again = await exchange(idleCapped.url, '127.0.0.7', get(idleCapped.health)).catch(() => undefined);
+        }
+        answered(again ?? { text: '', closedAfterMs: 0 }, 200);
       } finally {
         for (const socket of stalled) socket.destroy();
       }

@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors/api-error.ts';
+import { sourceOf } from '../../http/client-source.ts';
 import type { RateLimitStore } from '../../store/rate-limits/store.ts';
 
 /**
@@ -10,7 +11,8 @@ export const LOGIN_CEREMONIES_PER_SOURCE = Object.freeze({ windowMs: 60_000, lim
 
 /** Counts one login ceremony started from `source` (the client address, request.ip); 429 past the bound. */
 export async function admitLoginCeremony(store: RateLimitStore, orgId: string, source: string, now: number): Promise<void> {
-  const outcome = await store.takeRateLimit({ orgId, key: `webauthn-login:${source}`, now, ...LOGIN_CEREMONIES_PER_SOURCE });
+  // An IPv6 client picks its address freely within its /64: that prefix is the source.
+  const outcome = await store.takeRateLimit({ orgId, key: `webauthn-login:${sourceOf(source)}`, now, ...LOGIN_CEREMONIES_PER_SOURCE });
   if (outcome.allowed) return;
   const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
   throw new ApiError(

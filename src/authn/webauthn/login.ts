@@ -53,8 +53,12 @@ export async function startSecondFactorLogin(
   deps: WebAuthnDeps,
   org: Organization,
   ticketHash: string,
+  /** The client address: a ticket may start any number of ceremonies, so they count as every login ceremony does. */
+  source: string,
 ): Promise<{ challenge_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   const ticket = await openTicket(deps, org, ticketHash);
+  relyingPartyOf(org);
+  await admitLoginCeremony(deps.store, org.id, source, deps.now());
   return keepLoginChallenge(deps, org, ticket.handle, ticket.personId, await passkeyIdsOf(deps, org, ticket.personId));
 }
 

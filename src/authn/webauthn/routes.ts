@@ -52,7 +52,7 @@ export function webauthnRoutes(deps: WebAuthnDeps): FastifyPluginAsyncTypebox {
         const { handle, second_factor_ticket: ticket } = request.body;
         if (handle !== undefined && ticket !== undefined) throw invalidField('body', 'must have at most one of handle and second_factor_ticket');
         const ceremonies = await login();
-        if (ticket !== undefined) return { result: await ceremonies.startSecondFactorLogin(deps, org, ticketHashOf(ticket)) };
+        if (ticket !== undefined) return { result: await ceremonies.startSecondFactorLogin(deps, org, ticketHashOf(ticket), request.ip) };
         return { result: await ceremonies.startLogin(deps, org, handle ? canonicalLoginHandle(handle) : null, request.ip) };
       },
     );

@@ -58,7 +58,7 @@ export function passkeySignInRoutes(deps: ConsoleDeps) {
 
     app.post('/console/sign-in/code/passkey/options', { config: SCRIPT_JSON, schema: { body: SecondFactorOptionsBody } }, async (request) => {
       const pending = pendingOf(request);
-      return (await login()).startSecondFactorLogin(deps.webauthn, pending.org, pending.session.ticketHash);
+      return (await login()).startSecondFactorLogin(deps.webauthn, pending.org, pending.session.ticketHash, request.ip);
     });
 
     app.post('/console/sign-in/code/passkey', { config: SCRIPT_JSON, schema: { body: SecondFactorVerifyBody } }, async (request, reply) => {

@@ -40,15 +40,37 @@ function postgres(baseUrl: string): Backend {
   };
 }
 
+/** True when the process runs under CI: CI is set, and not to "false" or "0". */
+export function underCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = env.CI?.trim().toLowerCase();
+  return Boolean(ci) && ci !== 'false' && ci !== '0';
+}
+
+/**
+ * TEST_DATABASE_URL, or undefined when it is unset outside CI (`what` is then not registered,
+ * and this says so). Under CI a missing TEST_DATABASE_URL throws: a CI run that lost the
+ * variable would otherwise be green without a single PostgreSQL test.
+ */
+export function testDatabaseUrl(what: string): string | undefined {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) return url;
+  if (underCi()) {
+    throw new Error(
+      `TEST_DATABASE_URL is unset but CI is set (CI=${process.env.CI}): ${what} would silently not run. ` +
+        'Set TEST_DATABASE_URL to a PostgreSQL database whose user may create schemas and databases ' +
+        '(e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test, as .ci/run does), or unset CI to run SQLite only.',
+    );
+  }
+  console.log(`# ${what} not registered: TEST_DATABASE_URL is unset (see README, "Tests")`);
+  return undefined;
+}
+
 /**
  * SQLite always; PostgreSQL when TEST_DATABASE_URL names a database (CI sets it). Without it
- * the PostgreSQL runs are not registered at all, and this says so once per file.
+ * the PostgreSQL runs are not registered at all, and this says so once per file; under CI
+ * (CI set) a missing TEST_DATABASE_URL throws instead.
  */
 export function backends(): Backend[] {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) {
-    console.log('# PostgreSQL runs not registered: TEST_DATABASE_URL is unset (see README, "Tests")');
-    return [sqlite];
-  }
-  return [sqlite, postgres(url)];
+  const url = testDatabaseUrl('PostgreSQL runs');
+  return url ? [sqlite, postgres(url)] : [sqlite];
 }

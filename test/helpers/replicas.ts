@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { testDatabaseUrl } from './backends.ts';
 import { runCli, spawnCli } from './cli.ts';
 import { type ClientCredentials, JWT_TYPE } from './oauth.ts';
 import { callService, TEST_SECRET, type TestOrg, type TestService } from './service.ts';
@@ -15,11 +16,12 @@ import { callService, TEST_SECRET, type TestOrg, type TestService } from './serv
 /** Every replica's TESSERA_ISSUER: replicas behind one address must share it (docs/configuration.md). */
 export const REPLICA_ISSUER = 'http://tessera-replicas.test';
 
-/** The PostgreSQL server of the suite, or undefined when TEST_DATABASE_URL is unset (the suite is then not registered). */
+/**
+ * The PostgreSQL server of the suite, or undefined when TEST_DATABASE_URL is unset (the suite
+ * is then not registered); under CI a missing TEST_DATABASE_URL throws (backends.ts).
+ */
 export function postgresServerUrl(): string | undefined {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) console.log('# replica suites not registered: TEST_DATABASE_URL is unset (see README, "Tests")');
-  return url || undefined;
+  return testDatabaseUrl('replica suites');
 }
 
 export interface FreshDatabase {

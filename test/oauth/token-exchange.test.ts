@@ -202,16 +202,30 @@ for (const backend of backends()) {
       assert.deepEqual([refused.status, refused.body.error], [400, 'invalid_request']);
     });
 
-    it('audits every exchange with who, on behalf of whom, which client and the result', async () => {
+    it('audits every exchange with who, on behalf of whom, which client, the token type asked for and the result', async () => {
+      // Subjects of this test's own, so that each event found is the exchange made here.
+      const asksJwt = await createPerson(t, org);
+      const asksDefault = await createPerson(t, org);
+      const exchange = async (subject: string, extra: Record<string, string>) => {
+        const subjectToken = await mintPersonToken(t, org, subject);
+        const response = await token(t, { grant_type: EXCHANGE, subject_token: subjectToken, subject_token_type: JWT_TYPE, ...extra }, gateway);
+        assert.equal(response.status, 200, JSON.stringify(response.body));
+      };
+      await exchange(asksJwt, { requested_token_type: JWT_TYPE });
+      await exchange(asksDefault, {});
       const events = (await t.call('GET', '/audit/events?type=token.exchange&limit=100', { as: org })).body.result;
-      const granted = events.find((e: { data: { result: string; actor: string } }) => e.data.result === 'granted' && e.data.actor === gateway.id);
-      assert.deepEqual(granted.data, {
-        result: 'granted',
-        client_id: gateway.id,
-        subject: person,
-        actor: gateway.id,
-        requested_token_type: granted.data.requested_token_type,
-      });
+      const grantedFor = (subject: string) =>
+        events
+          .filter((e: { data: { result: string; subject: string } }) => e.data.result === 'granted' && e.data.subject === subject)
+          .map((e: { data: unknown }) => e.data);
+      assert.deepEqual(grantedFor(asksJwt), [
+        { result: 'granted', client_id: gateway.id, subject: asksJwt, actor: gateway.id, requested_token_type: JWT_TYPE },
+      ]);
+      assert.deepEqual(
+        grantedFor(asksDefault),
+        [{ result: 'granted', client_id: gateway.id, subject: asksDefault, actor: gateway.id, requested_token_type: ACCESS_TOKEN_TYPE }],
+        'without requested_token_type the opaque access token type is what was asked for',
+      );
       assert.ok(events.some((e: { data: { result: string; error: string } }) => e.data.result === 'refused' && e.data.error === 'invalid_request'));
     });
   });

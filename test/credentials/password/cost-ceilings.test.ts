@@ -36,15 +36,38 @@ describe('Cost ceilings at import', () => {
     });
   });
 
-  it('accept each cost at its ceiling', () => {
-    parseImportedPasswordHash(argon2id('m=262144,t=1,p=16'));
-    parseImportedPasswordHash(argon2id('m=65536,t=4,p=1'));
-    parseImportedPasswordHash(argon2id('m=19456,t=10,p=1'));
-    parseImportedPasswordHash(bcrypt('13'));
-    parseImportedPasswordHash(pbkdf2('sha512', 1_000_000, 64));
-    parseImportedPasswordHash(pbkdf2('sha256', 3_000_000, 32));
-    parseImportedPasswordHash(pbkdf2('sha1', 3_000_000, 20));
-    parseImportedPasswordHash(pbkdf2('sha256', 1_500_000, 64));
+  it('accept each cost at its ceiling, and return the hash with the costs it states', () => {
+    const salt = Buffer.from(SALT, 'base64url');
+    const tag = Buffer.from(TAG, 'base64url');
+    const argon2At = (memoryKiB: number, passes: number, parallelism: number) => ({
+      function: 'argon2id',
+      version: 0x13,
+      memoryKiB,
+      passes,
+      parallelism,
+      salt,
+      hash: tag,
+    });
+    assert.deepEqual(parseImportedPasswordHash(argon2id('m=262144,t=1,p=16')), argon2At(262144, 1, 16));
+    assert.deepEqual(parseImportedPasswordHash(argon2id('m=65536,t=4,p=1')), argon2At(65536, 4, 1));
+    assert.deepEqual(parseImportedPasswordHash(argon2id('m=19456,t=10,p=1')), argon2At(19456, 10, 1));
+
+    const bcrypt13 = parseImportedPasswordHash(bcrypt('13'));
+    assert.equal(bcrypt13.function, 'bcrypt');
+    assert.deepEqual([bcrypt13.version, bcrypt13.cost, bcrypt13.salt.length, bcrypt13.hash.length], ['2b', 13, 16, 23]);
+
+    const pbkdf2At = (version: string, iterations: number, keyLength: number) => ({
+      function: 'pbkdf2',
+      version,
+      iterations,
+      keyLength,
+      salt: Buffer.from('salt'),
+      hash: Buffer.alloc(keyLength, 1),
+    });
+    assert.deepEqual(parseImportedPasswordHash(pbkdf2('sha512', 1_000_000, 64)), pbkdf2At('sha512', 1_000_000, 64));
+    assert.deepEqual(parseImportedPasswordHash(pbkdf2('sha256', 3_000_000, 32)), pbkdf2At('sha256', 3_000_000, 32));
+    assert.deepEqual(parseImportedPasswordHash(pbkdf2('sha1', 3_000_000, 20)), pbkdf2At('sha1', 3_000_000, 20));
+    assert.deepEqual(parseImportedPasswordHash(pbkdf2('sha256', 1_500_000, 64)), pbkdf2At('sha256', 1_500_000, 64));
   });
 
   it('refuse argon2 memory, passes, lanes and memory × passes above the ceiling, saying it', () => {

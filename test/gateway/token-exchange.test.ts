@@ -167,12 +167,21 @@ describe('Gateway token-exchange plugin, end to end', () => {
     noLeak(personToken, actorToken);
   });
 
-  it('gate_svid from a file: re-read when replaced, 502 once it is gone', async () => {
+  it('gate_svid from a file: re-read when replaced, 502 once it is gone', async (test) => {
     const file = join(dir, 'svid.jwt');
     const audience = [`${t.service.issuer}/oauth2/tokens`];
-    writeFileSync(file, await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience }));
+    const firstSvid = await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience });
+    const secondSvid = await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience, jti: 'second' });
+    assert.notEqual(secondSvid, firstSvid);
+    // The service's token endpoint, behind a recorder: which SVID the gateway sent as its actor.
+    const tokenEndpoint = await startRecordingUpstream({ forwardTo: t.url });
+    test.after(() => tokenEndpoint.close());
+    const actorTokensSent = () =>
+      tokenEndpoint.requests.filter((request) => request.url === '/oauth2/tokens').map((request) => new URLSearchParams(request.body).get('actor_token'));
+    writeFileSync(file, firstSvid);
     const gateway = await gatewayWith({
       ...oauthClient(),
+      service_base_url: tokenEndpoint.url,
       actor_mode: 'gate_svid',
       actor_svid_source: 'file',
       actor_svid_file_path: file,
@@ -183,14 +192,17 @@ describe('Gateway token-exchange plugin, end to end', () => {
     });
     assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
     assert.deepEqual(claims(String(upstream.requests[0]!.headers.authorization).slice(7)).act, { sub: 'spiffe://example.org/gateway' });
-    writeFileSync(file, await jwks.svid({ sub: 'spiffe://example.org/gateway', aud: audience, jti: 'second' }));
+    assert.deepEqual(actorTokensSent(), [firstSvid]);
+    writeFileSync(file, secondSvid);
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
+    assert.deepEqual(actorTokensSent(), [firstSvid, secondSvid], 'the replaced file was re-read: the new SVID was the actor');
     rmSync(file);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const gone = await call(gateway, { authorization: `Bearer ${personToken}` });
     assert.deepEqual([gone.status, await codeOf(gone)], [502, 'GATEWAY_ACTOR_UNAVAILABLE']);
     assert.equal(upstream.requests.length, 2);
+    assert.equal(actorTokensSent().length, 2, 'nothing was exchanged without an SVID');
     noLeak(personToken);
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,13 +10,14 @@ import { buildPlugins } from '../../src/gateway/build-plugins.ts';
 import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { OAuthClientActor } from '../../src/gateway/plugins/token-exchange/actor-sources.ts';
-import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
+import { type PluginOptions, tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
 import { type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
 import { backends } from '../helpers/backends.ts';
 import { type JwksServer, startJwksServer } from '../helpers/jwks-server.ts';
 import { type ClientCredentials, claims, createPerson, mintPersonToken, registerClient } from '../helpers/oauth.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
@@ -54,13 +55,13 @@ describe('Gateway token-exchange plugin, end to end', () => {
   const gateways: RunningGateway[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'gw-tx-'));
 
-  async function gatewayWith(parameters: Record<string, unknown>): Promise<RunningGateway> {
+  async function gatewayWith(parameters: Record<string, unknown>, options: PluginOptions = {}): Promise<RunningGateway> {
     const config = readGatewayConfig(
       { port: 0, admin_port: 0, default_target: upstream.url, plugins: [{ type: 'token-exchange', id: 'tx', parameters }] },
       fileKey,
     );
     const plugin = config.plugins[0]!;
-    const gateway = await startGateway(config, [tokenExchangePlugin(plugin.id, plugin.enabled, plugin.params)], silent);
+    const gateway = await startGateway(config, [tokenExchangePlugin(plugin.id, plugin.enabled, plugin.params, options)], silent);
     gateways.push(gateway);
     return gateway;
   }
@@ -130,7 +131,7 @@ describe('Gateway token-exchange plugin, end to end', () => {
     assert.ok(Math.abs(timers[0]!.delayMs - 480_000) < 2_000, `renewal scheduled in ${timers[0]!.delayMs} ms`);
     assert.deepEqual(await actor.actor(), first, 'no mint before the renewal');
     timers[0]!.run(); // the renewal time has come
-    for (let i = 0; i < 100 && timers.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => timers.length >= 2, { what: 'the renewal to mint and schedule the next one' });
     assert.equal(timers.length, 2, 'renewed, and the next renewal scheduled');
     assert.notEqual((await actor.actor()).token, first.token);
     const mints = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result.filter(
@@ -143,7 +144,7 @@ describe('Gateway token-exchange plugin, end to end', () => {
     const current = await actor.actor();
     await t.call('POST', `/oauth2/clients/${renewing.id}/secret`, { as: org });
     timers[1]!.run();
-    for (let i = 0; i < 100 && timers.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => timers.length >= 3, { what: 'the failed renewal to schedule its retry' });
     assert.equal(timers[2]!.delayMs, 2_000, 'retried with back-off');
     assert.deepEqual(await actor.actor(), current);
   });
@@ -178,31 +179,42 @@ describe('Gateway token-exchange plugin, end to end', () => {
     test.after(() => tokenEndpoint.close());
     const actorTokensSent = () =>
       tokenEndpoint.requests.filter((request) => request.url === '/oauth2/tokens').map((request) => new URLSearchParams(request.body).get('actor_token'));
-    writeFileSync(file, firstSvid);
-    const gateway = await gatewayWith({
-      ...oauthClient(),
-      service_base_url: tokenEndpoint.url,
-      actor_mode: 'gate_svid',
-      actor_svid_source: 'file',
-      actor_svid_file_path: file,
-      actor_svid_file_reload: '1ms',
-      oauth_client_id: undefined,
-      oauth_client_secret: undefined,
-      cache_delegated_tokens: false,
-    });
-    assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
+    // The file's modification times are set, not left to the file system's clock (which may not
+    // tick between two writes), and the reload interval runs on a clock of the test's.
+    const replaceFile = (svid: string, mtime: Date) => (writeFileSync(file, svid), utimesSync(file, mtime, mtime));
+    let now = Date.UTC(2030, 0, 1);
+    replaceFile(firstSvid, new Date(Date.UTC(2030, 0, 1)));
+    const gateway = await gatewayWith(
+      {
+        ...oauthClient(),
+        service_base_url: tokenEndpoint.url,
+        actor_mode: 'gate_svid',
+        actor_svid_source: 'file',
+        actor_svid_file_path: file,
+        actor_svid_file_reload: '10s',
+        oauth_client_id: undefined,
+        oauth_client_secret: undefined,
+        cache_delegated_tokens: false,
+      },
+      { now: () => now },
+    );
+    const send = () => call(gateway, { authorization: `Bearer ${personToken}` });
+    assert.equal((await send()).status, 200);
     assert.deepEqual(claims(String(upstream.requests[0]!.headers.authorization).slice(7)).act, { sub: 'spiffe://example.org/gateway' });
     assert.deepEqual(actorTokensSent(), [firstSvid]);
-    writeFileSync(file, secondSvid);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal((await call(gateway, { authorization: `Bearer ${personToken}` })).status, 200);
-    assert.deepEqual(actorTokensSent(), [firstSvid, secondSvid], 'the replaced file was re-read: the new SVID was the actor');
+    replaceFile(secondSvid, new Date(Date.UTC(2030, 0, 1, 0, 1)));
+    now += 9_999;
+    assert.equal((await send()).status, 200);
+    assert.deepEqual(actorTokensSent(), [firstSvid, firstSvid], 'within the reload interval the file is not looked at');
+    now += 1;
+    assert.equal((await send()).status, 200);
+    assert.deepEqual(actorTokensSent(), [firstSvid, firstSvid, secondSvid], 'the replaced file was re-read: the new SVID was the actor');
     rmSync(file);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const gone = await call(gateway, { authorization: `Bearer ${personToken}` });
+    now += 10_000;
+    const gone = await send();
     assert.deepEqual([gone.status, await codeOf(gone)], [502, 'GATEWAY_ACTOR_UNAVAILABLE']);
-    assert.equal(upstream.requests.length, 2);
-    assert.equal(actorTokensSent().length, 2, 'nothing was exchanged without an SVID');
+    assert.equal(upstream.requests.length, 3);
+    assert.equal(actorTokensSent().length, 3, 'nothing was exchanged without an SVID');
     noLeak(personToken);
   });
 

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import * as grpc from '@grpc/grpc-js';
 import { WorkloadApiActor } from '../../src/gateway/plugins/token-exchange/workload-api/workload-api-actor.ts';
 import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
@@ -103,28 +105,44 @@ describe('WorkloadApiActor (SPIFFE Workload API FetchJWTSVID)', () => {
     for (const result of results) assert.equal(result.token, svid);
   });
 
-  it('fails fast with 502 when no agent listens, then backs off without dialing', async () => {
-    const actor = actorFor(join(dir, 'nobody-here.sock'));
-    const started = Date.now();
+  it('fails fast with 502 when no agent listens, then backs off without dialing (injected clock)', async () => {
+    const path = join(dir, 'nobody-here.sock');
+    let now = Date.UTC(2030, 0, 1);
+    const actor = actorFor(path, { now: () => now });
+    // Unreachable, not the 2 s deadline: the call failed as soon as the dial did.
     const error = await assertUnavailable(actor.actor(), /unreachable/);
-    assert.ok(Date.now() - started < 3_000, `took ${Date.now() - started} ms`);
     assert.ok(error.cause instanceof Error);
-    // Within the back-off window: the same answer, immediately.
-    const again = Date.now();
+    // An agent comes up, but within the back-off window (100 ms after the first failure) the
+    // same answer is given again without dialing it.
+    const agent = new FakeAgent(path);
+    agents.push(agent);
+    await agent.start();
+    const svid = makeSvid('spiffe://example.org/gw', now + 3_600_000, now);
+    agent.respond = () => ({ svids: [{ spiffe_id: 'spiffe://example.org/gw', svid, hint: '' }] });
+    now += 99;
     const second = await assertUnavailable(actor.actor());
     assert.equal(second.message, error.message);
-    assert.ok(Date.now() - again < 50);
+    assert.equal(agent.calls, 0, 'no call within the back-off window');
+    now += 1;
+    assert.deepEqual(await actor.actor(), { token: svid, type: JWT });
+    assert.equal(agent.calls, 1, 'past the back-off window the agent is dialed');
   });
 
-  it('gives up after the 2 s deadline with 502 when the agent does not answer', async () => {
+  it('gives up at the 2 s deadline with 502 when the agent does not answer', async () => {
     const agent = await agentAt('slow.sock');
     agent.delayMs = 2_500;
     agent.respond = () => ({ svids: [{ spiffe_id: 'spiffe://example.org/gw', svid: makeSvid('spiffe://example.org/gw', Date.now() + 3_600_000), hint: '' }] });
     const actor = actorFor(agent.path);
     const started = Date.now();
-    await assertUnavailable(actor.actor(), /did not answer in time/);
+    const error = await assertUnavailable(actor.actor(), /did not answer in time/);
     const took = Date.now() - started;
-    assert.ok(took >= 1_900 && took < 3_000, `took ${took} ms`);
+    assert.equal((error.cause as { code?: number }).code, grpc.status.DEADLINE_EXCEEDED);
+    assert.equal(agent.calls, 1);
+    // The deadline is pinned from both sides without a bound a slow machine could break: the
+    // call cannot give up before its deadline, and the agent was given at most 2 s.
+    assert.ok(took >= 1_900, `gave up after ${took} ms`);
+    const left = agent.received[0]!.deadlineLeftMs;
+    assert.ok(left <= 2_000, `the agent was given ${left} ms`);
     actor.close();
     await assertUnavailable(actor.actor(), /closed/);
   });
@@ -187,12 +205,10 @@ describe('WorkloadApiActor (SPIFFE Workload API FetchJWTSVID)', () => {
     await sleep(50);
     await actor.actor().catch(() => undefined); // served from cache or failed: either way the agent is gone
     await agent.start();
-    await sleep(BACKOFF_PAST_MS);
     const before = agent.calls;
-    assert.equal((await actor.actor()).type, JWT);
+    // Each call within the back-off window is served the cached SVID without a dial; once the
+    // window has passed, a call reaches the restarted agent.
+    await waitFor(async () => (await actor.actor()).type === JWT && agent.calls > before, { what: 'a call to reach the restarted agent' });
     assert.equal(agent.calls, before + 1);
   });
 });
-
-/** Longer than the first two back-off steps (100 ms, 200 ms). */
-const BACKOFF_PAST_MS = 400;

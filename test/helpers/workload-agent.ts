@@ -12,6 +12,8 @@ export interface Received {
   securityHeader: grpc.MetadataValue[];
   audience: string[];
   spiffeId: string;
+  /** What was left of the caller's deadline (grpc-timeout) when the call arrived, in ms; Infinity without one. */
+  deadlineLeftMs: number;
 }
 
 /** A real grpc-js Workload API agent on a unix socket; `respond` decides each answer. */
@@ -34,7 +36,13 @@ export class FakeAgent {
     const server = new grpc.Server();
     server.addService(serviceDefinition, {
       FetchJWTSVID: (call: grpc.ServerUnaryCall<{ audience: string[]; spiffe_id: string }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-        this.received.push({ securityHeader: call.metadata.get('workload.spiffe.io'), audience: call.request.audience, spiffeId: call.request.spiffe_id });
+        const deadline = call.getDeadline();
+        this.received.push({
+          securityHeader: call.metadata.get('workload.spiffe.io'),
+          audience: call.request.audience,
+          spiffeId: call.request.spiffe_id,
+          deadlineLeftMs: (deadline instanceof Date ? deadline.getTime() : deadline) - Date.now(),
+        });
         const answer = this.respond();
         setTimeout(() => callback(null, answer), this.delayMs);
       },

@@ -78,18 +78,21 @@ export class OAuthClientActor implements ActorSource {
 export class SvidFileActor implements ActorSource {
   readonly #path: string;
   readonly #reloadMs: number;
+  readonly #now: () => number;
   #checkedAt = 0;
   #mtime = -1;
   #svid: string | undefined;
 
-  constructor(path: string, reloadMs: number) {
+  constructor(path: string, reloadMs: number, now: () => number = Date.now) {
     this.#path = path;
     this.#reloadMs = reloadMs;
+    this.#now = now;
   }
 
   async actor(): Promise<ActorToken> {
-    if (Date.now() - this.#checkedAt >= this.#reloadMs || this.#svid === undefined) {
-      this.#checkedAt = Date.now();
+    const now = this.#now();
+    if (now - this.#checkedAt >= this.#reloadMs || this.#svid === undefined) {
+      this.#checkedAt = now;
       try {
         const info = await stat(this.#path);
         if (info.mtimeMs !== this.#mtime || this.#svid === undefined) {

@@ -17,10 +17,10 @@ function lastHash(): (text: string) => string {
   return (next) => (next === text ? digest : (digest = sha256((text = next))));
 }
 
-function actorSource(params: TokenExchangeParams): ActorSource | undefined {
+function actorSource(params: TokenExchangeParams, now?: () => number): ActorSource | undefined {
   const actor = params.actor;
   if (actor.mode === 'oauth_client') return new OAuthClientActor(params);
-  if (actor.mode === 'gate_svid' && actor.source === 'file') return new SvidFileActor(actor.filePath, actor.reloadMs);
+  if (actor.mode === 'gate_svid' && actor.source === 'file') return new SvidFileActor(actor.filePath, actor.reloadMs, now);
   if (actor.mode === 'gate_svid' && actor.source === 'env') return new SvidEnvActor(actor.envVar);
   return undefined;
 }
@@ -32,7 +32,7 @@ function actorSource(params: TokenExchangeParams): ActorSource | undefined {
 export interface PluginOptions {
   workloadApi?: ActorSource;
   oauthClient?: ActorSource;
-  /** The clock of the delegated-token cache; tests freeze it. */
+  /** The clock of the delegated-token cache and of the SVID file's reload interval; tests freeze it. */
   now?: () => number;
 }
 
@@ -63,7 +63,9 @@ const READINESS_TIMEOUT_MS = 2_000;
 
 export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: PluginOptions = {}): RequestPlugin {
   const source =
-    params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? sources.workloadApi : (sources.oauthClient ?? actorSource(params));
+    params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api'
+      ? sources.workloadApi
+      : (sources.oauthClient ?? actorSource(params, sources.now));
   if (params.actor.mode !== 'request_actor' && !source) throw new TypeError(`plugin ${id}: no actor source for ${JSON.stringify(params.actor)}`);
   const subjectAt: TokenLocation = { header: params.subject.header, cookie: params.subject.cookie };
   const actorAt: TokenLocation | undefined = params.actor.mode === 'request_actor' ? { header: params.actor.header, cookie: params.actor.cookie } : undefined;

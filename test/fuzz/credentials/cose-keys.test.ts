@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseCoseKey } from '../../../src/credentials/public-key/cose-key.ts';
@@ -19,6 +20,7 @@ import {
 } from './fuzz-support.ts';
 
 const KIND = { ES256: 'ec', EdDSA: 'ed25519', RS256: 'rsa' } as const;
+const EXAMPLE_KEY = coseKey('ES256', generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey);
 
 /** Never throws; an accepted key is a usable public key of the kind the map names. */
 function parseSafely(bytes: Uint8Array) {
@@ -32,6 +34,24 @@ function parseSafely(bytes: Uint8Array) {
   return result;
 }
 
+/**
+ * Acceptances of one property: a property that holds when everything is refused proves
+ * nothing about what is accepted, so each below counts what it accepted and requires at least
+ * `least`.
+ */
+interface Tally {
+  runs: number;
+  accepted: number;
+}
+const tally = (): Tally => ({ runs: 0, accepted: 0 });
+function assertAccepted({ runs, accepted }: Tally, what: string, least: number): void {
+  assert.ok(runs > 0, `no ${what} were tried`);
+  assert.ok(
+    accepted >= least,
+    `${accepted} of ${runs} ${what} were accepted, fewer than ${least}: the parser refuses what it should take, or the generator lost its way`,
+  );
+}
+
 describe('COSE key parsing, fuzzed', () => {
   it('reads any bytes as a public key or a rule, never an exception', () => {
     fc.assert(
@@ -41,15 +61,22 @@ describe('COSE key parsing, fuzzed', () => {
   });
 
   it('reads any CBOR map shaped like a COSE key, accepting only one of the three kinds as its labels say', () => {
+    const read = { EdDSA: tally(), ES256: tally(), RS256: tally(), other: tally() };
     fc.assert(
       fc.property(coseLikeMap, (map) => {
+        const kind = ({ 1: 'EdDSA', 2: 'ES256', 3: 'RS256' } as const)[map.get(1) as 1 | 2 | 3] ?? 'other';
+        read[kind].runs++;
         const result = parseSafely(encodeCbor(map));
         if (!result.ok) return;
+        read[kind].accepted++;
         const expected = { 1: ['EdDSA', -8], 2: ['ES256', -7], 3: ['RS256', -257] }[map.get(1) as 1 | 2 | 3];
         assert.deepEqual([result.key.algorithm, map.get(3)], expected);
       }),
       { numRuns: 3000 },
     );
+    // Of each kind, of some 700 maps, tens are keys (RS256 the fewest, about one in 40: a random
+    // modulus must be 256 bytes with its top bit set).
+    for (const kind of ['EdDSA', 'ES256', 'RS256'] as const) assertAccepted(read[kind], `maps of kty ${kind}`, 1);
   });
 
   it('reads a real key of each kind back to the same public key', () => {
@@ -98,10 +125,16 @@ describe('COSE key parsing, fuzzed', () => {
       }),
       { numRuns: 500 },
     );
+    const edited = tally();
     fc.assert(
-      fc.property(realCose.chain(mutatedBytes), (bytes) => void parseSafely(bytes)),
+      fc.property(realCose.chain(mutatedBytes), (bytes) => {
+        edited.runs++;
+        if (parseSafely(bytes).ok) edited.accepted++;
+      }),
       { numRuns: 2000 },
     );
+    // Edits that leave a key (a changed byte of a point or modulus still a key) are about one in fifteen.
+    assertAccepted(edited, 'edited keys', edited.runs / 100);
   });
 });
 
@@ -121,13 +154,15 @@ for (const backend of backends()) {
     });
 
     /** 201 exactly when the type's own checks accept the params; else 400 naming `field`, and nothing stored. */
-    async function importJudged(params: Record<string, unknown>, field: string): Promise<void> {
+    async function importJudged(params: Record<string, unknown>, field: string, imports: Tally): Promise<void> {
+      imports.runs++;
       const before = await credentialCount(target);
       const body = { type: 'public-key', params };
       const response = await target.t.call('POST', `/persons/${target.personId}/credentials`, { as: target.org, body });
       const judged = parsedOrRefused(field, () => normalisePublicKeyParams(JSON.parse(JSON.stringify(params))));
       if (judged.ok) {
         assert.equal(response.status, 201, JSON.stringify(response.body));
+        imports.accepted++;
         assert.deepEqual(response.body.result.params, judged.value);
         assert.equal(await credentialCount(target), before + 1);
       } else {
@@ -143,10 +178,13 @@ for (const backend of backends()) {
         realCose.map((b) => Buffer.from(b).toString('base64')).chain(mutatedString),
         realCose.map((b) => Buffer.from(b).toString('base64url')),
       );
+      const imports = tally();
       await fc.assert(
-        fc.asyncProperty(keyText, credentialId, async (text, id) => importJudged(base(text, id), 'body.params.public_key')),
+        fc.asyncProperty(keyText, credentialId, async (text, id) => importJudged(base(text, id), 'body.params.public_key', imports)),
         { numRuns: httpRuns(backend, 150) },
       );
+      // A quarter of the texts are real keys as they are, and some edits leave a key.
+      assertAccepted(imports, 'keys imported', imports.runs / 25);
     });
 
     const fields = ['webauthn_credential_id', 'attestation_type', 'authenticator.aaguid', 'authenticator.sign_count', 'authenticator.clone_warning'];
@@ -157,16 +195,19 @@ for (const backend of backends()) {
         credentialId,
         fc.constantFrom('none', 'packed', 'direct', 'AAAAAAAAAAAAAAAAAAAAAA==', 4294967296),
       );
+      const imports = tally();
       await fc.assert(
         fc.asyncProperty(realCose, credentialId, fc.constantFrom(...fields), values, async (key, id, field, value) => {
           const params: any = base(Buffer.from(key).toString('base64'), id);
           const [outer, inner] = field.split('.') as [string, string | undefined];
           if (inner) params[outer][inner] = value;
           else params[outer] = value;
-          await importJudged(params, `body.params.${field}`);
+          await importJudged(params, `body.params.${field}`, imports);
         }),
-        { numRuns: httpRuns(backend, 150) },
+        // One value in ten or so is accepted; a known-good one first makes the count certain.
+        { numRuns: httpRuns(backend, 150), examples: [[EXAMPLE_KEY, 'AAAAAAAAAAAAAAAAAAAAAA', 'attestation_type', 'none']] },
       );
+      assertAccepted(imports, 'credentials imported', 1);
     });
   });
 }

@@ -1,4 +1,4 @@
-import { type LookupAddress, lookup } from 'node:dns';
+import { type LookupAddress, type LookupOptions, lookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
@@ -90,19 +90,30 @@ export class ForbiddenDestinationError extends Error {
   }
 }
 
+/** Every address of a name: dns.lookup with `all: true`, or a stand-in that answers as a DNS server would (tests). */
+export type ResolveAll = (
+  hostname: string,
+  options: LookupOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+const systemResolveAll: ResolveAll = (hostname, options, callback) => lookup(hostname, { ...options, all: true }, callback);
+
 /**
  * A `lookup` for net/tls.connect (undici's `connect` option) that resolves every address and
  * refuses the connection when any is forbidden, so a name whose records change after the
  * connection was created (DNS rebinding) still cannot reach such a host. IP literals never
- * reach a lookup: checkLiteralHost covers them before the request.
+ * reach a lookup: checkLiteralHost covers them before the request. `resolveAll` is the
+ * system resolver unless given.
  */
-export function guardedLookup(options: { allowLoopback: boolean }): LookupFunction {
+export function guardedLookup(options: { allowLoopback: boolean; resolveAll?: ResolveAll }): LookupFunction {
+  const resolveAll = options.resolveAll ?? systemResolveAll;
   return (hostname, lookupOptions, callback) => {
     if (isLocalhostName(hostname) && !options.allowLoopback) {
       callback(new ForbiddenDestinationError(hostname, 'loopback'), '', 4);
       return;
     }
-    lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+    resolveAll(hostname, lookupOptions, (error, addresses) => {
       if (error) return callback(error, '', 4);
       const refused = addresses.find((a) => !isAllowedAddress(a.address, options));
       if (refused || addresses.length === 0) return callback(new ForbiddenDestinationError(hostname, refused?.address ?? 'no address'), '', 4);

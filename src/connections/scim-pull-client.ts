@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import { ApiError } from '../errors/api-error.ts';
 import { identityFields, isObject } from '../scim/user-resource.ts';
 import { canonicalEmailAddress } from '../validation/email.ts';
-import { checkLiteralHost, ForbiddenDestinationError, guardedLookup } from './address-policy.ts';
+import { checkLiteralHost, ForbiddenDestinationError, guardedLookup, type ResolveAll } from './address-policy.ts';
 import type { DirectoryIdentity, IdentityRef } from './identity-directory.ts';
 
 export interface PullOptions {
@@ -13,6 +13,8 @@ export interface PullOptions {
    * CGNAT, unique-local, unspecified and multicast addresses are never reached.
    */
   allowLoopback?: boolean;
+  /** How a provider's name is resolved when connecting; the system resolver unless given (tests answer for a name). */
+  resolveAll?: ResolveAll;
 }
 
 const MAX_BODY_BYTES = 1_048_576;
@@ -30,10 +32,10 @@ export class ScimPullClient {
   /** Every connection resolves through guardedLookup: DNS rebinding after creation gains nothing. */
   readonly #dispatcher: Agent;
 
-  constructor({ timeoutMs = 3000, allowLoopback = false }: PullOptions = {}) {
+  constructor({ timeoutMs = 3000, allowLoopback = false, resolveAll }: PullOptions = {}) {
     this.#timeoutMs = timeoutMs;
     this.#allowLoopback = allowLoopback;
-    this.#dispatcher = new Agent({ connect: { lookup: guardedLookup({ allowLoopback }) } });
+    this.#dispatcher = new Agent({ connect: { lookup: guardedLookup({ allowLoopback, resolveAll }) } });
   }
 
   async lookup(baseUrl: string, token: string, by: IdentityRef): Promise<DirectoryIdentity | undefined> {

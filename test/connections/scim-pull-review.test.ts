@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { lookup } from 'node:dns/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { hostname } from 'node:os';
+import { isIP } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { isAllowedAddress } from '../../src/connections/address-policy.ts';
+import type { ResolveAll } from '../../src/connections/address-policy.ts';
 import { type IdentityDirectory, identityDirectory } from '../../src/connections/identity-directory.ts';
 import { connectionSecretBox } from '../../src/connections/sealing.ts';
 import { newId } from '../../src/crypto/ids.ts';
@@ -230,24 +229,58 @@ for (const backend of backends()) {
       assert.equal(provider.asked.length, asked, 'the provider was never asked');
     });
 
-    it('regression: a name that resolves to a forbidden address at connection time is refused (DNS rebinding after creation)', async (t) => {
-      const name = hostname();
-      const addresses = await lookup(name, { all: true }).catch(() => []);
-      if (addresses.length === 0 || addresses.some((a) => isAllowedAddress(a.address, { allowLoopback: false }))) {
-        t.skip(`${name} does not resolve only to forbidden addresses here`);
-        return;
-      }
+    it('regression: a name that resolves to a forbidden address at connection time is refused (DNS rebinding after creation)', async () => {
+      // The provider's name, resolved by a stand-in for DNS: what it answers when connecting,
+      // whatever it answered when the connection was created (stored() skips that check).
+      const name = 'scim.rebinding.example';
+      const records = new Map<string, string[]>();
+      const resolved: string[] = [];
+      const resolveAll: ResolveAll = (hostname, _options, callback) => {
+        resolved.push(hostname);
+        const addresses = records.get(hostname);
+        if (!addresses) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+        callback(
+          null,
+          addresses.map((address) => ({ address, family: isIP(address) })),
+        );
+      };
+      const baseUrl = `http://${name}:${new URL(provider.url).port}/scim/v2`;
+      const box = connectionSecretBox(TEST_SECRET);
+      provider.answer(() => [200, list(user('u1', 'ada@example.com'))]);
+
+      // Where loopback may be reached (development mode), the name the stand-in resolves to the
+      // provider's address is read: the stand-in is what the client resolves through.
+      records.set(name, ['127.0.0.1']);
+      const devOrg = await dev.org();
+      const devDirectory = identityDirectory(dev.service.store, box, { timeoutMs: 1000, allowLoopback: true, resolveAll });
+      const found = await devDirectory.lookup(devOrg.orgId, await stored(dev, devOrg, baseUrl), { email: 'ada@example.com' });
+      assert.equal(found?.identityId, 'u1');
+      assert.ok(resolved.includes(name));
+
+      // Outside it, the same answer, a forbidden address among allowed ones, or a private one
+      // alone are refused before any connection is made.
       const org = await prod.org();
-      const directory = identityDirectory(prod.service.store, connectionSecretBox(TEST_SECRET), { timeoutMs: 1000 });
+      const directory = identityDirectory(prod.service.store, box, { timeoutMs: 1000, resolveAll });
+      const id = await stored(prod, org, baseUrl);
       const asked = provider.asked.length;
-      const id = await stored(prod, org, `http://${name}:${new URL(provider.url).port}/scim/v2`);
-      const error = await directory.lookup(org.orgId, id, { email: 'ada@example.com' }).then(
-        () => assert.fail('read'),
-        (e: Error) => e,
-      );
-      assert.ok(unavailable(error));
-      assert.match(String((error.cause as Error).message), /may not reach/);
-      assert.equal(provider.asked.length, asked);
+      const answers: [addresses: string[], refused: string][] = [
+        [['127.0.0.1'], '127.0.0.1'],
+        [['93.184.215.14', '127.0.0.1'], '127.0.0.1'],
+        [['10.0.0.7'], '10.0.0.7'],
+      ];
+      for (const [addresses, refused] of answers) {
+        records.set(name, addresses);
+        resolved.length = 0;
+        const error = await directory.lookup(org.orgId, id, { email: 'ada@example.com' }).then(
+          () => assert.fail(`read through ${addresses.join(', ')}`),
+          (e: Error) => e,
+        );
+        assert.ok(unavailable(error), String(error));
+        assert.equal(error.message, GENERIC_503);
+        assert.equal((error.cause as Error).message, `scim_pull: ${name} resolves to ${refused}, which scim_pull may not reach`);
+        assert.ok(resolved.includes(name), 'the name was resolved when connecting');
+      }
+      assert.equal(provider.asked.length, asked, 'the provider was never asked');
     });
 
     it('regression: the 503 never says what the provider answered; the reason is the cause, for the log', async () => {

@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { verifyAuthenticationResponse } from '@simplewebauthn/server';
-import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
+import { isoCBOR } from '@simplewebauthn/server/helpers';
+import { verifyAssertion } from '../../src/credentials/public-key/assertion.ts';
+import { type SoftwareAlgorithm, SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
+import {
+  attestedCredential,
+  challengeOf,
+  importParams,
+  W3C_ORIGIN,
+  W3C_RP_ID,
+  W3C_TEST_VECTORS,
+  type W3cTestVector,
+} from '../authn/webauthn/fixtures/w3c-test-vectors.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const ceremony = { challenge: 'Y2hhbGxlbmdlLW9mLXRoaXMtdGVzdA', rpId: 'example.com', origin: 'https://login.example.com' };
@@ -66,6 +78,87 @@ describe('The software passkey, saved and restored (tessera dev passkey)', () =>
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * The software passkey holding a W3C test vector's credential key (WebAuthn L3 §16), so what it
+ * builds can be compared with bytes the specification published: it counts nothing, as the
+ * vectors' authenticators do not, and carries no user handle, as their assertions do not.
+ */
+function vectorAuthenticator(vector: W3cTestVector, algorithm: SoftwareAlgorithm): SoftwareAuthenticator {
+  const seed = Buffer.from(vector.credentialPrivateKey!, 'hex');
+  const key = attestedCredential(vector).cosePublicKey;
+  const cose = isoCBOR.decodeFirst<Map<number, Uint8Array>>(new Uint8Array(key));
+  const jwk =
+    algorithm === 'EdDSA'
+      ? { kty: 'OKP', crv: 'Ed25519', d: seed.toString('base64url'), x: Buffer.from(cose.get(-2)!).toString('base64url') }
+      : {
+          kty: 'EC',
+          crv: 'P-256',
+          d: seed.toString('base64url'),
+          x: Buffer.from(cose.get(-2)!).toString('base64url'),
+          y: Buffer.from(cose.get(-3)!).toString('base64url'),
+        };
+  return SoftwareAuthenticator.restore({
+    algorithm,
+    aaguid: vector.registration.aaguid,
+    credentialId: challengeOf(vector.registration.credentialId),
+    privateKeyPem: createPrivateKey({ key: jwk, format: 'jwk' }).export({ type: 'pkcs8', format: 'pem' }).toString(),
+    userHandle: null,
+    signCount: 0,
+    counts: false,
+  });
+}
+
+describe('The software passkey against the W3C WebAuthn test vectors', () => {
+  const eddsa = W3C_TEST_VECTORS.packedEdDsa;
+
+  it("signs the Ed25519 vector's authentication byte for byte: authenticatorData, clientDataJSON and the (deterministic) signature", () => {
+    const authenticator = vectorAuthenticator(eddsa, 'EdDSA');
+    const response = authenticator.assert({ challenge: challengeOf(eddsa.authentication.challenge), rpId: W3C_RP_ID, origin: W3C_ORIGIN, userVerified: false });
+    const hex = (base64url: string) => Buffer.from(base64url, 'base64url').toString('hex');
+    assert.deepEqual(
+      {
+        authenticatorData: hex(response.response.authenticatorData),
+        clientDataJSON: hex(response.response.clientDataJSON),
+        signature: hex(response.response.signature),
+      },
+      {
+        authenticatorData: eddsa.authentication.authenticatorData,
+        clientDataJSON: eddsa.authentication.clientDataJSON,
+        signature: eddsa.authentication.signature,
+      },
+      'the vector has no extraData in this clientDataJSON, so all three must match',
+    );
+    assert.equal(response.response.userHandle, undefined);
+  });
+
+  it("registers with the Ed25519 vector's authenticator data byte for byte: RP id hash, flags, counter, AAGUID, credential id and COSE key", () => {
+    const authenticator = vectorAuthenticator(eddsa, 'EdDSA');
+    const response = authenticator.register({ challenge: challengeOf(eddsa.registration.challenge), rpId: W3C_RP_ID, origin: W3C_ORIGIN, userVerified: false });
+    const authDataOf = (base64url: string) => Buffer.from(isoCBOR.decodeFirst<Map<string, Uint8Array>>(Buffer.from(base64url, 'base64url')).get('authData')!);
+    // The formats differ ("none" here, "packed" in the vector); what the authenticator attests does not.
+    assert.equal(
+      authDataOf(response.response.attestationObject).toString('hex'),
+      authDataOf(Buffer.from(eddsa.registration.attestationObject, 'hex').toString('base64url')).toString('hex'),
+    );
+  });
+
+  it("encodes the ES256 vector's COSE key exactly, and its assertions verify against the key as the vector attests it", async () => {
+    const vector = W3C_TEST_VECTORS.noneEs256;
+    const authenticator = vectorAuthenticator(vector, 'ES256');
+    assert.equal(Buffer.from(authenticator.cosePublicKey).toString('hex'), attestedCredential(vector).cosePublicKey.toString('hex'));
+    const challenge = challengeOf(vector.authentication.challenge);
+    const stored = importParams(vector);
+    const result = await verifyAssertion({
+      response: authenticator.assert({ challenge, rpId: W3C_RP_ID, origin: W3C_ORIGIN }),
+      expectedChallenge: challenge,
+      rpId: W3C_RP_ID,
+      origins: [W3C_ORIGIN],
+      credential: { ...stored, authenticator: { ...stored.authenticator, clone_warning: false } },
+    });
+    assert.deepEqual(result, { verified: true, newSignCount: 0, cloneWarning: false, userVerified: true });
   });
 });
 

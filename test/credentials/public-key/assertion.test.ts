@@ -70,16 +70,55 @@ describe('Passkey assertion verification', () => {
     assert.equal(result.verified, true);
   });
 
+  // Each row names why the answer is refused, and the verifier's reason for it (what the service logs).
+  const CHALLENGE = '"[A-Za-z0-9_-]{43}"';
+  const NOT_ASKED_FOR = /^the response is not from the credential that was asked for$/;
   const refusals: [string, (a: SoftwareAuthenticator, challenge: string) => unknown, RegExp][] = [
-    ['a wrong origin', (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: 'https://login.example.net' }), /origin/],
-    ['a wrong RP id', (a, challenge) => a.assert({ challenge, rpId: 'example.net', origin: ORIGIN }), /RP ID/],
-    ['a challenge other than the expected one', (a) => a.assert({ challenge: newChallenge(), rpId: RP_ID, origin: ORIGIN }), /challenge/],
-    ['a tampered signature', (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: ORIGIN, tamperSignature: true }), /signature/],
-    ['a registration ceremony', (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: ORIGIN, type: 'webauthn.create' }), /type/],
-    ['no user verification', (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: ORIGIN, userVerified: false }), /verif/],
-    ['another credential', (_a, challenge) => new SoftwareAuthenticator().assert({ challenge, rpId: RP_ID, origin: ORIGIN }), /not from the credential/],
-    ['no response at all', () => null, /not from the credential/],
-    ['a response that is not an assertion', (a) => ({ id: a.credentialId }), /./],
+    [
+      'a wrong origin',
+      (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: 'https://login.example.net' }),
+      /^Unexpected authentication response origin "https:\/\/login\.example\.net", expected one of: https:\/\/login\.example\.com, https:\/\/app\.example\.com$/,
+    ],
+    [
+      'a wrong RP id (its hash in authenticatorData)',
+      (a, challenge) => a.assert({ challenge, rpId: 'example.net', origin: ORIGIN }),
+      /^Unexpected RP ID hash$/,
+    ],
+    [
+      'a challenge other than the expected one',
+      (a) => a.assert({ challenge: newChallenge(), rpId: RP_ID, origin: ORIGIN }),
+      new RegExp(`^Unexpected authentication response challenge ${CHALLENGE}, expected ${CHALLENGE}$`),
+    ],
+    [
+      'a tampered signature (a byte inside it flipped)',
+      (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: ORIGIN, tamperSignature: true }),
+      /^the signature does not verify with the stored public key$/,
+    ],
+    [
+      'a registration ceremony (clientDataJSON.type webauthn.create)',
+      (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: ORIGIN, type: 'webauthn.create' }),
+      /^Unexpected authentication response type: webauthn\.create$/,
+    ],
+    [
+      'no user verification, which is required',
+      (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: ORIGIN, userVerified: false }),
+      /^User verification required, but user could not be verified$/,
+    ],
+    ['another credential', (_a, challenge) => new SoftwareAuthenticator().assert({ challenge, rpId: RP_ID, origin: ORIGIN }), NOT_ASKED_FOR],
+    ['no response at all', () => null, NOT_ASKED_FOR],
+    ['a response that is not an object', () => 'public-key', NOT_ASKED_FOR],
+    // Not the JSON of a PublicKeyCredential: the library's checks of its shape, in its words.
+    ['a response without rawId (id and rawId must be the one base64url)', (a) => ({ id: a.credentialId }), /^Credential ID was not base64url-encoded$/],
+    [
+      'a credential of another type than public-key',
+      (a, challenge) => ({ ...a.assert({ challenge, rpId: RP_ID, origin: ORIGIN }), type: 'password' }),
+      /^Unexpected credential type password, expected "public-key"$/,
+    ],
+    [
+      'a response without its response member (no client data)',
+      (a) => ({ id: a.credentialId, rawId: a.credentialId, type: 'public-key' }),
+      /^Credential response clientDataJSON was not a string$/,
+    ],
   ];
   for (const [name, makeResponse, reason] of refusals) {
     it(`refuses ${name}`, async () => {
@@ -104,8 +143,9 @@ describe('Passkey assertion verification', () => {
     const response = authenticator.assert({ challenge: first, rpId: RP_ID, origin: ORIGIN });
     const credential = storedCredential(authenticator);
     assert.equal((await verifyAssertion({ response, expectedChallenge: first, rpId: RP_ID, origins: ORIGINS, credential })).verified, true);
-    const replay = await verifyAssertion({ response, expectedChallenge: newChallenge(), rpId: RP_ID, origins: ORIGINS, credential });
-    assert.equal(replay.verified, false);
+    const next = newChallenge();
+    const replay = await verifyAssertion({ response, expectedChallenge: next, rpId: RP_ID, origins: ORIGINS, credential });
+    assert.deepEqual(replay, { verified: false, reason: `Unexpected authentication response challenge "${first}", expected "${next}"` });
   });
 
   it('accepts no user verification when the caller does not require it', async () => {

@@ -88,13 +88,36 @@ describe('Passkey registration verification', () => {
     });
   }
 
+  // Each row names why the answer is refused, and the verifier's reason for it (what the service logs).
+  const CHALLENGE = '"[A-Za-z0-9_-]{43}"';
   const refusals: [string, (a: SoftwareAuthenticator, challenge: string) => unknown, RegExp][] = [
-    ['a wrong origin', (a, challenge) => a.register({ challenge, rpId: RP_ID, origin: 'https://login.example.net' }), /origin/],
-    ['a wrong RP id', (a, challenge) => a.register({ challenge, rpId: 'example.net', origin: ORIGIN }), /RP ID/],
-    ['a challenge other than the expected one', (a) => a.register({ challenge: newChallenge(), rpId: RP_ID, origin: ORIGIN }), /challenge/],
-    ['no user verification', (a, challenge) => a.register({ challenge, rpId: RP_ID, origin: ORIGIN, userVerified: false }), /verif/],
-    ['an assertion instead of an attestation', (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: ORIGIN }), /./],
-    ['no response at all', () => null, /./],
+    [
+      'a wrong origin',
+      (a, challenge) => a.register({ challenge, rpId: RP_ID, origin: 'https://login.example.net' }),
+      /^Unexpected registration response origin "https:\/\/login\.example\.net", expected one of: https:\/\/login\.example\.com$/,
+    ],
+    [
+      'a wrong RP id (its hash in authenticatorData)',
+      (a, challenge) => a.register({ challenge, rpId: 'example.net', origin: ORIGIN }),
+      /^Unexpected RP ID hash$/,
+    ],
+    [
+      'a challenge other than the expected one',
+      (a) => a.register({ challenge: newChallenge(), rpId: RP_ID, origin: ORIGIN }),
+      new RegExp(`^Unexpected registration response challenge ${CHALLENGE}, expected ${CHALLENGE}$`),
+    ],
+    [
+      'no user verification, which is required',
+      (a, challenge) => a.register({ challenge, rpId: RP_ID, origin: ORIGIN, userVerified: false }),
+      /^User verification was required, but user could not be verified$/,
+    ],
+    [
+      'an assertion instead of an attestation (clientDataJSON.type webauthn.get)',
+      (a, challenge) => a.assert({ challenge, rpId: RP_ID, origin: ORIGIN }),
+      /^Unexpected registration response type: webauthn\.get$/,
+    ],
+    // The library reads the response's id before any check of its own: its TypeError is the reason.
+    ['no response at all', () => null, /^Cannot destructure property 'id' of 'response' as it is null\.$/],
   ];
   for (const [name, makeResponse, reason] of refusals) {
     it(`refuses ${name}`, async () => {

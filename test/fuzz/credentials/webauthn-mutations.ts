@@ -12,6 +12,8 @@ export type CredentialJson = Record<string, any>;
 export interface Edit {
   name: string;
   apply(response: CredentialJson): CredentialJson;
+  /** The verifier's reason for refusing the edited answer, where the edit alone decides it. */
+  reason?: RegExp;
 }
 
 const decode = (text: string) => Uint8Array.from(Buffer.from(text, 'base64url'));
@@ -31,10 +33,18 @@ function bytesOf(field: string): fc.Arbitrary<Edit> {
   }));
 }
 
+/** Why the verifier refuses a clientDataJSON member set to another value, whatever the value (@simplewebauthn's words). */
+const CLIENT_DATA_REASONS: Record<string, (ceremony: 'registration' | 'authentication') => RegExp> = {
+  type: (ceremony) => new RegExp(`^Unexpected ${ceremony} response type: `),
+  challenge: (ceremony) => new RegExp(`^Unexpected ${ceremony} response challenge "`),
+  origin: (ceremony) => new RegExp(`^Unexpected ${ceremony} response origin "`),
+};
+
 /** clientDataJSON with one member set to another JSON value (it still parses). */
-function clientDataMember(members: string[]): fc.Arbitrary<Edit> {
+function clientDataMember(members: string[], ceremony: 'registration' | 'authentication'): fc.Arbitrary<Edit> {
   return fc.tuple(fc.constantFrom(...members), fc.jsonValue({ maxDepth: 1 })).map(([member, value]) => ({
     name: `clientDataJSON.${member} set to ${JSON.stringify(value)}`,
+    ...(CLIENT_DATA_REASONS[member] ? { reason: CLIENT_DATA_REASONS[member](ceremony) } : {}),
     apply(r) {
       const copy = structuredClone(r);
       const data = JSON.parse(Buffer.from(copy.response.clientDataJSON, 'base64url').toString('utf8'));
@@ -52,7 +62,7 @@ export const assertionForgeries: fc.Arbitrary<Edit> = fc.oneof(
   bytesOf('authenticatorData'),
   bytesOf('clientDataJSON'),
   bytesOf('signature'),
-  clientDataMember(['type', 'challenge', 'origin', 'crossOrigin', 'tokenBinding']),
+  clientDataMember(['type', 'challenge', 'origin', 'crossOrigin', 'tokenBinding'], 'authentication'),
   fc.tuple(someId, fc.boolean()).map(
     ([id, both]): Edit => ({
       name: `id${both ? ' and rawId' : ''} set to ${id}`,
@@ -103,9 +113,10 @@ export const structuralEdits: fc.Arbitrary<Edit> = fc.array(operation, { minLeng
 }));
 
 /** The authenticator data inside a registration's attestationObject, edited. */
-function authData(name: string, edit: (bytes: Uint8Array) => Uint8Array): Edit {
+function authData(name: string, edit: (bytes: Uint8Array) => Uint8Array, reason?: RegExp): Edit {
   return {
     name,
+    ...(reason ? { reason } : {}),
     apply(r) {
       const copy = structuredClone(r);
       const object = isoCBOR.decodeFirst<Map<string, unknown>>(decode(copy.response.attestationObject));
@@ -119,13 +130,23 @@ function authData(name: string, edit: (bytes: Uint8Array) => Uint8Array): Edit {
 const flip = (at: number, bit: number) => (bytes: Uint8Array) => Uint8Array.from(bytes, (byte, i) => (i === at ? byte ^ (1 << bit) : byte));
 const FLAG_BYTE = 32;
 
-/** What a registration without a signature ("none" attestation) still binds: the challenge, origin, type, RP id, UP and UV. */
-export const registrationForgeries: fc.Arbitrary<Edit> = fc.oneof(
-  clientDataMember(['type', 'challenge', 'origin']),
+const NOT_PRESENT = /^User presence was required, but user was not present$/;
+const NOT_VERIFIED = /^User verification was required, but user could not be verified$/;
+
+/**
+ * What a registration without a signature ("none" attestation) still binds: the challenge, origin,
+ * type, RP id, UP and UV. Each edit has the one reason the verifier refuses it for.
+ */
+export const registrationForgeries: fc.Arbitrary<Edit & { reason: RegExp }> = fc.oneof(
+  clientDataMember(['type', 'challenge', 'origin'], 'registration') as fc.Arbitrary<Edit & { reason: RegExp }>,
   fc
     .tuple(fc.integer({ min: 0, max: 31 }), fc.integer({ min: 0, max: 7 }))
-    .map(([at, bit]) => authData(`rpIdHash byte ${at} bit ${bit} flipped`, flip(at, bit))),
-  fc.constantFrom(0, 2).map((bit) => authData(`flag ${bit === 0 ? 'UP' : 'UV'} cleared`, flip(FLAG_BYTE, bit))),
+    .map(([at, bit]) => authData(`rpIdHash byte ${at} bit ${bit} flipped`, flip(at, bit), /^Unexpected RP ID hash$/) as Edit & { reason: RegExp }),
+  fc
+    .constantFrom(0, 2)
+    .map(
+      (bit) => authData(`flag ${bit === 0 ? 'UP' : 'UV'} cleared`, flip(FLAG_BYTE, bit), bit === 0 ? NOT_PRESENT : NOT_VERIFIED) as Edit & { reason: RegExp },
+    ),
 );
 
 /** Anything: structural edits, byte edits of either encoded member, or of the authenticator data. */

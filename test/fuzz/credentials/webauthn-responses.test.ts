@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { verifyAssertion } from '../../../src/credentials/public-key/assertion.ts';
 import { verifyRegistration } from '../../../src/credentials/public-key/registration.ts';
 import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
 import { configurePasskeys, ORIGIN, RP_ID, registerPasskey, userHandleOf } from '../../authn/webauthn/passkeys.ts';
@@ -66,7 +67,11 @@ for (const backend of backends()) {
       const started = await browser('/authn/webauthn/options', discoverable ? {} : { handle: { type: 'email_address', value: person.email } });
       assert.equal(started.status, 200, JSON.stringify(started.body));
       const { challenge_id, options } = started.body.result;
-      return { challenge_id, genuine: authenticator.assert({ challenge: options.challenge, rpId: RP_ID, origin: ORIGIN }) as CredentialJson };
+      return {
+        challenge_id,
+        challenge: options.challenge as string,
+        genuine: authenticator.assert({ challenge: options.challenge, rpId: RP_ID, origin: ORIGIN }) as CredentialJson,
+      };
     }
     const verify = (challenge_id: string, response: unknown) => browser('/authn/webauthn/verify', { challenge_id, response });
     const genuineAfter = (edit: Edit) => ({ name: `the genuine answer after ${edit.name}` });
@@ -85,12 +90,18 @@ for (const backend of backends()) {
       }
     });
 
-    it('never logs in with a signed part, the credential id or the user handle changed; nothing is written and the challenge is spent', async () => {
+    it('never logs in with a signed part, the credential id or the user handle changed (a changed type, challenge or origin refused for that reason); nothing is written and the challenge is spent', async () => {
       await fc.assert(
         fc.asyncProperty(assertionForgeries, fc.boolean(), async (edit, discoverable) => {
           const before = await storedPasskey();
-          const { challenge_id, genuine } = await ceremony(discoverable);
-          assertGeneric401(await verify(challenge_id, edit.apply(genuine)), edit, discoverable);
+          const { challenge_id, challenge, genuine } = await ceremony(discoverable);
+          const edited = edit.apply(genuine);
+          assertGeneric401(await verify(challenge_id, edited), edit, discoverable);
+          if (edit.reason) {
+            // The reason the route logs: the verifier's, over the passkey as stored.
+            const judged = await verifyAssertion({ response: edited, expectedChallenge: challenge, rpId: RP_ID, origins: [ORIGIN], credential: before.params });
+            assert.match(judged.verified ? 'it verified' : judged.reason, edit.reason, edit.name);
+          }
           assert.deepEqual(await storedPasskey(), before, `${edit.name}: the passkey is unchanged`);
           assertGeneric401(await verify(challenge_id, genuine), genuineAfter(edit));
           await resetAttempts();
@@ -182,12 +193,15 @@ for (const backend of backends()) {
       t.call('POST', '/authn/webauthn/registration/verify', { as: org, body: { challenge_id, response } });
     const passkeyCount = async () => (await t.call('GET', `/persons/${person.id}/credentials?limit=1`, { as: org })).body.meta.cursor_pagination.total_count;
 
-    it('never registers an answer with another challenge, origin, type, RP id, or without UP or UV; nothing is stored, the challenge is spent', async () => {
+    it('never registers an answer with another challenge, origin, type, RP id, or without UP or UV, each refused for that reason; nothing is stored, the challenge is spent', async () => {
       await fc.assert(
         fc.asyncProperty(registrationForgeries, async (edit) => {
           const before = await passkeyCount();
-          const { challenge_id, genuine } = await registration();
-          assertRefusedNaming(await finish(challenge_id, edit.apply(genuine)), 'body.response');
+          const { challenge_id, challenge, genuine } = await registration();
+          const forged = edit.apply(genuine);
+          assertRefusedNaming(await finish(challenge_id, forged), 'body.response');
+          const judged = await verifyRegistration({ response: forged, expectedChallenge: challenge, rpId: RP_ID, origins: [ORIGIN] });
+          assert.match(judged.verified ? 'it verified' : judged.reason, edit.reason, edit.name);
           assert.equal(await passkeyCount(), before, `${edit.name}: nothing stored`);
           assertRefusedNaming(await finish(challenge_id, genuine), 'body.challenge_id');
           assert.equal(await passkeyCount(), before);

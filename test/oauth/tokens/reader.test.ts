@@ -7,6 +7,7 @@ import { opaqueTokenKey } from '../../../src/oauth/tokens/opaque-token.ts';
 import { TokenReader, TokenRejected } from '../../../src/oauth/tokens/reader.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import type { OpaqueToken } from '../../../src/store/types.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../../helpers/frozen-service.ts';
 import {
@@ -105,9 +106,23 @@ for (const backend of backends()) {
     let org: TestOrg;
     let gateway: ClientCredentials;
     let person: string;
+    /** Runs once, in the store, just before the next opaque token is inserted: what another request did meanwhile. */
+    let beforeInsert: ((store: Store, token: OpaqueToken) => Promise<void>) | undefined;
 
     before(async () => {
-      t = await startFrozenService(backend, clock);
+      const wrapStore = (real: Store): Store =>
+        new Proxy(real, {
+          get(target, name) {
+            if (name !== 'insertToken') return Reflect.get(target, name);
+            return async (inserted: OpaqueToken) => {
+              const step = beforeInsert;
+              beforeInsert = undefined;
+              await step?.(real, inserted);
+              return target.insertToken(inserted);
+            };
+          },
+        });
+      t = await startFrozenService(backend, clock, { wrapStore });
       org = await t.org();
       gateway = await registerClient(t, org);
       person = await createPerson(t, org);
@@ -152,6 +167,28 @@ for (const backend of backends()) {
       // exchange that read the subject as current would answer invalid_scope before that step.
       const asSubject = await exchange({ subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, scope: 'orders:write' }, gateway);
       assert.deepEqual(refusal(asSubject), [400, 'invalid_request', 'subject_token has expired']);
+    });
+
+    it('refuses a token exchanged from one revoked meanwhile: inactive at introspection, refused as subject_token and as actor_token', async () => {
+      clock.at = NOW_MS;
+      const root = (await exchange({ subject_token: await personJwt(), subject_token_type: JWT_TYPE }, gateway)).body.access_token as string;
+      // The root is revoked between the exchange's read of it and the insert of the token exchanged
+      // from it: the revocation's walk of the tree did not see the child, which is stored unrevoked.
+      beforeInsert = async (store, child) => {
+        assert.equal(child.parentHash, opaqueTokenKey(root));
+        await store.revokeTokenTree(child.parentHash!, clock.at);
+      };
+      const exchanged = await exchange({ subject_token: root, subject_token_type: ACCESS_TOKEN_TYPE }, gateway);
+      assert.equal(exchanged.status, 200, JSON.stringify(exchanged.body));
+      const child: string = exchanged.body.access_token;
+      assert.equal(beforeInsert, undefined, 'the root was revoked meanwhile');
+      assert.equal((await stored(child))!.revokedAt, null, 'the child itself is not marked revoked: only its lineage refuses it');
+      assert.notEqual((await stored(root))!.revokedAt, null);
+
+      assert.deepEqual((await introspect(t, child, gateway)).body, { active: false });
+      const asSubject = await exchange({ subject_token: child, subject_token_type: ACCESS_TOKEN_TYPE }, gateway);
+      assert.deepEqual(refusal(asSubject), [400, 'invalid_request', 'subject_token was exchanged from a token that has been revoked']);
+      assert.deepEqual(refusal(await asActor(child)), [400, 'invalid_request', 'actor_token was exchanged from a token that has been revoked']);
     });
   });
 }

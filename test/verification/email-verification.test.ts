@@ -114,13 +114,20 @@ for (const backend of backends()) {
         assert.equal(unknown.status, 404);
       });
 
-      it(`${doorName}: five wrong codes close the verification; then 429, even with the right code`, async () => {
+      it(`${doorName}: five wrong codes close the verification (stored closed); then 429 for being closed, even with the right code`, async () => {
         const { door, operators } = await fresh(doorName);
         const { id, code } = await started(door);
         const body = { verification_id: id, connection_id: scim.connectionId };
         for (let i = 0; i < 5; i++) assert.equal((await door.verify({ ...body, code: wrong(code) }, operators.verifier)).body.result.verified, false);
+        const stored = await t.service.store.getEmailVerification(org.orgId, id);
+        assert.deepEqual([stored?.state, stored?.closedReason, stored?.attempts], ['closed', 'too_many_attempts', 5]);
         const closed = await door.verify({ ...body, code }, operators.verifier);
-        assert.deepEqual([closed.status, errorCode(closed.body)], [429, 'TOO_MANY_VERIFICATION_ATTEMPTS']);
+        // The same status and code answer five attempts still in flight ("all 5 attempts are taken by
+        // verifies still in progress"): the message tells a closed verification apart.
+        assert.deepEqual(
+          [closed.status, errorCode(closed.body), closed.body.errors[0].message],
+          [429, 'TOO_MANY_VERIFICATION_ATTEMPTS', 'verification: closed after 5 wrong codes; initiate a new one'],
+        );
       });
 
       it(`${doorName}: an operator who is not a verifier is refused 403; another connection's id 400`, async () => {

@@ -612,6 +612,18 @@ for (const backend of backends()) {
         'actor_token has been revoked',
       ],
       [
+        "a deleted client's JWT as the actor",
+        async () => {
+          const doomed = await registerClient(t, org, { client_name: 'doomed-jwt-actor', access_token_format: 'jwt' });
+          const actorToken = await clientToken(t, doomed);
+          await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org });
+          return post(exchange({ actor_token: actorToken, actor_token_type: JWT_TYPE }), null);
+        },
+        400,
+        'invalid_request',
+        'actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)',
+      ],
+      [
         'a subject of a deleted person',
         async () => {
           const gone = await createPerson(t, org);

@@ -66,6 +66,24 @@ for (const backend of backends()) {
       ]);
     });
 
+    it('refuses the code of a step before the last one used, though still inside the window: the step is replayed', async () => {
+      clock.at = FROZEN;
+      const person = await twoFactorPerson(t, org);
+      const earlier = URI.parse(person.keyUri).generate({ timestamp: clock.at - 30_000 });
+      assert.notEqual(earlier, codeNow(person));
+      // Another person with the same key: the earlier step alone is accepted at this clock.
+      const control = await passwordPerson(t, org);
+      await importCredential(t, org, control.id, 'totp', { key_uri: person.keyUri, recovery_codes_total: 10, unused_recovery_codes: [] });
+      assert.equal((await completeWithCode(t, org, (await password(control)).body.result.second_factor_ticket, earlier)).status, 200, 'inside the window');
+      assert.equal((await completeWithCode(t, org, await ticketOf(person), codeNow(person))).status, 200, 'the current step is spent');
+      const answer = await completeWithCode(t, org, await ticketOf(person), earlier);
+      assert.equal(answer.status, 401, 'a step before the last one used is never accepted');
+      assert.deepEqual(errorCodes(answer.body), ['UNAUTHENTICATED']);
+      const events = (await t.call('GET', '/audit/events?type=authn.attempt&limit=100', { as: org })).body.result.map((e: any) => e.data);
+      const failures = events.filter((e: any) => e.person_id === person.id && e.outcome === 'failure').map((e: any) => [e.method, e.reason]);
+      assert.deepEqual(failures, [['totp', 'replayed']]);
+    });
+
     it('completes with a passkey: the options list the person’s passkeys, the JWT names both factors', async () => {
       clock.at = FROZEN;
       const person = await twoFactorPerson(t, org);

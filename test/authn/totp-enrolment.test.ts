@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
-import { completeWithCode, login, loginPerson, passwordJwt, passwordPerson } from '../helpers/authn.ts';
+import { attemptEvents, completeWithCode, importCredential, login, loginPerson, passwordJwt, passwordPerson } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
 import { claims, clientToken, registerClient } from '../helpers/oauth.ts';
@@ -65,6 +65,29 @@ for (const backend of backends()) {
       assert.equal((await totp(recovery_codes[0])).status, 200, 'a recovery code logs in');
       clock.at += 30_000;
       assert.equal((await totp(codeAt(secret, clock.at))).status, 200, 'the next code logs in');
+    });
+
+    it('spends the confirming code’s step and every step before it: the previous code, still inside the window, does not log in', async () => {
+      clock.at = FROZEN;
+      const person = await loginPerson(t, org);
+      const started = await t.call('POST', '/authn/totp/enrolment', { as: org, body: { person_id: person.id } });
+      assert.equal(started.status, 201, JSON.stringify(started.body));
+      const { enrolment_id, key_uri, secret } = started.body.result;
+      const body = { person_id: person.id, enrolment_id, code: codeAt(secret, clock.at) };
+      assert.equal((await t.call('POST', '/authn/totp/enrolment/confirm', { as: org, body })).status, 201);
+      const earlier = codeAt(secret, clock.at - 30_000);
+      assert.notEqual(earlier, body.code);
+      const totp = (who: { email: string }) => login(t, org, '/authn/totp', { handle: { type: 'email_address', value: who.email }, code: earlier });
+      // Another person with the same key: the earlier step alone logs in at this clock.
+      const control = await loginPerson(t, org);
+      await importCredential(t, org, control.id, 'totp', { key_uri, recovery_codes_total: 10, unused_recovery_codes: [] });
+      assert.equal((await totp(control)).status, 200, 'inside the window');
+      assert.equal((await totp(person)).status, 401, 'a step before the confirming one is never accepted');
+      const events = await attemptEvents(t, org);
+      assert.deepEqual(
+        events.filter((event) => event.person_id === person.id).map((event) => [event.method, event.outcome, event.reason]),
+        [['totp', 'failure', 'replayed']],
+      );
     });
 
     it('regression: an Authorization scheme written "bearer" was refused; RFC 7235 schemes ignore case', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { URI } from 'otpauth';
 import { attemptEvents, importCredential, keyUriOf, login, loginPerson, oathtoolVectors } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
@@ -53,6 +54,26 @@ for (const backend of backends()) {
       assert.equal((await other.totp(FIRST!.code)).status, 401, 'two steps off');
       const events = await attemptEvents(t, org);
       assert.ok(events.some((event) => event.person_id === person.id && event.outcome === 'success' && event.method === 'totp'));
+    });
+
+    it('refuses the code of a step before the last one used, though still inside the window: replayed, not a wrong code', async () => {
+      const period = FIRST!.period * 1000;
+      // FIRST's code is of the step before the clock's: inside the window of one step either side.
+      clock.at = FIRST!.unix_seconds * 1000 + period;
+      const control = await enrolled(keyUriOf(FIRST!));
+      assert.equal((await control.totp(FIRST!.code)).status, 200, 'the earlier step alone is accepted at this clock');
+      const person = await enrolled(keyUriOf(FIRST!));
+      const current = URI.parse(keyUriOf(FIRST!)).generate({ timestamp: clock.at });
+      assert.notEqual(current, FIRST!.code);
+      assert.equal((await person.totp(current)).status, 200, 'the current step is spent');
+      const earlier = await person.totp(FIRST!.code);
+      assert.deepEqual([earlier.status, earlier.body], [401, GENERIC_401], 'a step before the last one used is never accepted');
+      const events = await attemptEvents(t, org);
+      const failures = events.filter((event) => event.person_id === person.id && event.outcome === 'failure');
+      assert.deepEqual(
+        failures.map((event) => [event.method, event.reason]),
+        [['totp', 'replayed']],
+      );
     });
 
     it('accepts each recovery code once, in any spelling, reports it in the audit, and counts it down', async () => {

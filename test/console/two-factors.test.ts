@@ -41,6 +41,7 @@ for (const backend of backends()) {
       const form = await agent.get('/console/sign-in');
       return agent.post('/console/sign-in', { organization: org.orgId, email: person.email, password: person.password }, form.csrf);
     };
+    const pick = (page: ConsolePage) => [page.status, page.location];
     const apiKeys = async () => (await t.call('GET', '/organizations/api-keys', { as: org })).body.result.length as number;
 
     it('regression: a password-only administrator reached every page; now only the enrolment page, until a factor is added', async () => {
@@ -108,6 +109,31 @@ for (const backend of backends()) {
       const form = await agent.follow(ended);
       assert.match(form.html, /That sign-in was not completed/);
       assert.match(form.html, new RegExp(`id="organization" name="organization" value="${orgName}"`));
+    });
+
+    it('refuses the code of a step before the last one used, though still inside the window: the step is replayed', async () => {
+      clock.at = FROZEN;
+      const person = await consolePerson(t, org);
+      const key = URI.parse(person.keyUri!);
+      const current = key.generate({ timestamp: clock.at });
+      const earlier = key.generate({ timestamp: clock.at - 30_000 });
+      assert.notEqual(earlier, current);
+      const codeStep = async (who: ConsolePerson, code: string) => {
+        const agent = new ConsoleAgent(t.url);
+        const page = await agent.follow(await passwordStep(agent, who));
+        return agent.post('/console/sign-in/code', { code }, page.csrf);
+      };
+      // Another person with the same key: the earlier step alone is accepted at this clock.
+      const control = await consolePerson(t, org, { secondFactor: false });
+      await importCredential(t, org, control.id, 'totp', { key_uri: person.keyUri, recovery_codes_total: 10, unused_recovery_codes: [] });
+      assert.deepEqual(pick(await codeStep(control, earlier)), [303, '/console/'], 'inside the window');
+      assert.deepEqual(pick(await codeStep(person, current)), [303, '/console/'], 'the current step is spent');
+      const refused = await codeStep(person, earlier);
+      assert.equal(refused.status, 401, 'a step before the last one used is never accepted');
+      assert.match(refused.html, /the second factor does not match/);
+      const events = (await t.call('GET', '/audit/events?type=authn.attempt&limit=100', { as: org })).body.result.map((e: any) => e.data);
+      const failures = events.filter((e: any) => e.person_id === person.id && e.outcome === 'failure').map((e: any) => [e.method, e.reason]);
+      assert.deepEqual(failures, [['totp', 'replayed']]);
     });
 
     it('keeps the organisation on the sign-in page after signing out', async () => {

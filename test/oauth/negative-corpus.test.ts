@@ -89,7 +89,12 @@ for (const backend of backends()) {
       assert.deepEqual(act, { sub: 'spiffe://example.org/gateway' });
     });
 
-    type Case = [name: string, request: () => Promise<OAuthResponse>, status: number, error: string];
+    /**
+     * `description` is the error_description the refusal must carry, word for word: the status and
+     * `error` are shared by most rows, so only the description shows that a row was refused by the
+     * check it is about and not by an earlier or a later one.
+     */
+    type Case = [name: string, request: () => Promise<OAuthResponse>, status: number, error: string, description: string];
     /** `null` sends no client credentials at all. */
     const post = (params: Record<string, string | string[]>, client: ClientCredentials | null = gateway) => token(t, params, client ?? undefined);
     const cases: Case[] = [
@@ -103,6 +108,7 @@ for (const backend of backends()) {
           ),
         400,
         'invalid_request',
+        'subject_token is not a well-formed JWT',
       ],
       [
         'subject HS256 signed with the JWKS public key',
@@ -117,6 +123,7 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        'subject_token uses a signing algorithm this server does not accept',
       ],
       [
         'subject with a tampered payload',
@@ -128,6 +135,7 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        'subject_token has an invalid signature',
       ],
       [
         'subject signed with an unknown kid',
@@ -145,34 +153,63 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        'subject_token is signed with a key this server does not know',
       ],
-      ['expired subject', async () => post(exchange({ subject_token: await forge({ iat: 1_000, exp: 2_000 }) })), 400, 'invalid_request'],
+      [
+        'expired subject',
+        async () => post(exchange({ subject_token: await forge({ iat: 1_000, exp: 2_000 }) })),
+        400,
+        'invalid_request',
+        'subject_token has expired',
+      ],
       [
         'subject with nbf in the future',
         async () => post(exchange({ subject_token: await forge({ nbf: Math.floor(Date.now() / 1000) + 3600 }) })),
         400,
         'invalid_request',
+        'subject_token is not valid yet ("nbf" is in the future)',
       ],
-      ['subject with a wrong iss', async () => post(exchange({ subject_token: await forge({ iss: 'https://evil.example' }) })), 400, 'invalid_request'],
-      ['subject with a wrong typ', async () => post(exchange({ subject_token: await forge({}, { typ: 'JWT' }) })), 400, 'invalid_request'],
-      ['subject without aud', async () => post(exchange({ subject_token: await forge({ aud: undefined }) })), 400, 'invalid_request'],
+      [
+        'subject with a wrong iss',
+        async () => post(exchange({ subject_token: await forge({ iss: 'https://evil.example' }) })),
+        400,
+        'invalid_request',
+        'subject_token failed the "iss" check (it must be this server\'s issuer URL)',
+      ],
+      [
+        'subject with a wrong typ',
+        async () => post(exchange({ subject_token: await forge({}, { typ: 'JWT' }) })),
+        400,
+        'invalid_request',
+        'subject_token failed the "typ" check (it must be "at+jwt")',
+      ],
+      [
+        'subject without aud',
+        async () => post(exchange({ subject_token: await forge({ aud: undefined }) })),
+        400,
+        'invalid_request',
+        'subject_token is not meant for this service ("aud" must be its issuer URL)',
+      ],
       [
         'subject with an aud of another service',
         async () => post(exchange({ subject_token: await forge({ aud: 'https://elsewhere.example' }) })),
         400,
         'invalid_request',
+        'subject_token is not meant for this service ("aud" must be its issuer URL)',
       ],
       [
         'subject issued more than 60 seconds in the future',
         async () => post(exchange({ subject_token: await forge({ iat: Math.floor(Date.now() / 1000) + 3600, exp: Math.floor(Date.now() / 1000) + 4200 }) })),
         400,
         'invalid_request',
+        'subject_token was issued in the future ("iat" is more than 60 seconds ahead)',
       ],
       [
         'subject whose act is not an object with a string sub',
         async () => post(exchange({ subject_token: await forge({ act: { sub: ['cli_a'] } }) })),
         400,
         'invalid_request',
+        'subject_token has a malformed claim: "act" must name its actor with a non-empty string "sub" at every level',
       ],
       [
         'subject whose act nests more than 10 actors',
@@ -183,14 +220,22 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        'subject_token has a malformed claim: "act" nests more than 10 actors',
       ],
       [
         'subject whose may_act is not an object with a string sub',
         async () => post(exchange({ subject_token: await forge({ may_act: 'cli_anyone' }) })),
         400,
         'invalid_request',
+        'subject_token has a malformed claim: "may_act" must be an object holding only a non-empty string "sub"',
       ],
-      ['subject of another organisation', async () => post(exchange({ subject_token: s.foreignPersonToken! })), 400, 'invalid_request'],
+      [
+        'subject of another organisation',
+        async () => post(exchange({ subject_token: s.foreignPersonToken! })),
+        400,
+        'invalid_request',
+        'subject_token belongs to another organisation than the client',
+      ],
       [
         'revoked opaque subject',
         async () => {
@@ -200,6 +245,7 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        'subject_token has been revoked',
       ],
       [
         'expired opaque subject',
@@ -221,16 +267,21 @@ for (const backend of backends()) {
             revokedAt: null,
             personGeneration: null,
           });
-          return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE });
+          // The exchange's last step also refuses a subject without a second left, in the same
+          // words; the scope asked for (the subject holds none) would be refused before it. So
+          // only the read of the subject, judging its expiry, gives this answer.
+          return post({ grant_type: EXCHANGE, subject_token: value, subject_token_type: ACCESS_TOKEN_TYPE, scope: 'orders:read' });
         },
         400,
         'invalid_request',
+        'subject_token has expired',
       ],
       [
         'opaque subject presented by another client',
         async () => post({ grant_type: EXCHANGE, subject_token: s.opaqueSubject!, subject_token_type: ACCESS_TOKEN_TYPE }, clients.other),
         400,
         'invalid_request',
+        'subject_token was issued to another client',
       ],
       [
         'opaque subject presented without its client',
@@ -247,28 +298,50 @@ for (const backend of backends()) {
           ),
         401,
         'invalid_client',
+        'subject_token is bound to a client: authenticate as that client',
       ],
       [
         'SVID from an unlisted trust domain',
         async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://unlisted.example/gw' }))),
         400,
         'invalid_request',
+        "actor_token: the JWT-SVID's trust domain unlisted.example is not trusted",
       ],
       [
         'SVID with a SPIFFE ID not allowed',
         async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://example.org/intruder' }))),
         400,
         'invalid_request',
+        'actor_token: spiffe://example.org/intruder is not allowed to act',
       ],
       [
         'SVID with a wrong aud',
         async () => post(await withSvid(await jwks.svid({ ...svidClaims(), aud: ['https://elsewhere.example'] }))),
         400,
         'invalid_request',
+        'actor_token: the JWT-SVID\'s "aud" does not name this service',
       ],
-      ['SVID without aud', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), aud: undefined }))), 400, 'invalid_request'],
-      ['SVID without exp', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), exp: undefined }))), 400, 'invalid_request'],
-      ['SVID with a non-SPIFFE sub', async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'gateway' }))), 400, 'invalid_request'],
+      [
+        'SVID without aud',
+        async () => post(await withSvid(await jwks.svid({ ...svidClaims(), aud: undefined }))),
+        400,
+        'invalid_request',
+        'actor_token: the JWT-SVID\'s "aud" does not name this service',
+      ],
+      [
+        'SVID without exp',
+        async () => post(await withSvid(await jwks.svid({ ...svidClaims(), exp: undefined }))),
+        400,
+        'invalid_request',
+        'actor_token: the JWT-SVID has no "exp"',
+      ],
+      [
+        'SVID with a non-SPIFFE sub',
+        async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'gateway' }))),
+        400,
+        'invalid_request',
+        'actor_token: the JWT-SVID\'s "sub" must be the SPIFFE ID of a workload (spiffe://trust-domain/path)',
+      ],
       [
         'SVID signed HS256',
         async () => {
@@ -281,57 +354,177 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        "actor_token: the JWT-SVID's alg must be one of RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512",
       ],
       [
         'SVID whose JWKS endpoint is down',
         async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://down.example/gw' }))),
         503,
         'temporarily_unavailable',
+        "actor_token: the JWT-SVID's trust domain key set is unavailable; try again later",
       ],
       [
         'SVID whose JWKS endpoint returns garbage',
         async () => post(await withSvid(await jwks.svid({ ...svidClaims(), sub: 'spiffe://garbage.example/gw' }))),
         503,
         'temporarily_unavailable',
+        "actor_token: the JWT-SVID's trust domain key set is unavailable; try again later",
       ],
       [
         'may_act naming another actor',
         async () => post(exchange({ subject_token: await mintPersonToken(t, org, s.person!, { may_act: { sub: 'cli_somebody_else' } }) })),
         400,
         'invalid_request',
+        "subject_token's may_act does not name this actor",
       ],
-      ['scope widening', async () => post(exchange({ scope: 'orders:read orders:write' })), 400, 'invalid_scope'],
-      ['relative resource', async () => post(exchange({ resource: '/orders' })), 400, 'invalid_target'],
-      ['resource with a fragment', async () => post(exchange({ resource: 'https://orders.example/api#v2' })), 400, 'invalid_target'],
-      ['audience with jwt output', async () => post(exchange({ audience: 'orders', requested_token_type: JWT_TYPE })), 400, 'invalid_request'],
-      ['scope with jwt output', async () => post(exchange({ scope: 'orders:read', requested_token_type: JWT_TYPE })), 400, 'invalid_request'],
-      ['requested_expires_in zero', async () => post(exchange({ requested_expires_in: '0' })), 400, 'invalid_request'],
-      ['requested_expires_in negative', async () => post(exchange({ requested_expires_in: '-60' })), 400, 'invalid_request'],
-      ['requested_expires_in not an integer', async () => post(exchange({ requested_expires_in: '90.5' })), 400, 'invalid_request'],
-      ['requested_expires_in huge', async () => post(exchange({ requested_expires_in: '99999999999999999999' })), 400, 'invalid_request'],
-      ['a duplicated parameter', async () => post({ ...exchange({}), subject_token: [personToken, personToken] }), 400, 'invalid_request'],
-      ['a duplicated parameter with one empty copy', async () => post({ ...exchange({}), subject_token: ['', personToken] }), 400, 'invalid_request'],
-      ['an unknown grant type', async () => post({ grant_type: 'password', username: 'ada', password: 'x' }), 400, 'unsupported_grant_type'],
-      ['a client without the exchange grant', async () => post(exchange({}), clients.ccOnly), 400, 'unauthorized_client'],
-      ['a wrong client secret', async () => post(exchange({}), { id: gateway.id, secret: 'tcs_wrong' }), 401, 'invalid_client'],
-      ['an unknown client', async () => post(exchange({}), { id: 'cli_unknown', secret: 'x' }), 401, 'invalid_client'],
-      ['an oversized subject token', async () => post(exchange({ subject_token: `eyJ${'a'.repeat(9_000)}.eyJ${'b'.repeat(10)}.c` })), 400, 'invalid_request'],
-      ['a subject_token_type that does not match the token', async () => post(exchange({ subject_token_type: ACCESS_TOKEN_TYPE })), 400, 'invalid_request'],
-      ['a missing subject_token', async () => post({ grant_type: EXCHANGE, subject_token_type: JWT_TYPE }), 400, 'invalid_request'],
-      ['a missing subject_token_type', async () => post({ grant_type: EXCHANGE, subject_token: personToken }), 400, 'invalid_request'],
-      ['actor_token without actor_token_type', async () => post(exchange({ actor_token: s.actor! })), 400, 'invalid_request'],
+      [
+        'scope widening',
+        async () => post(exchange({ scope: 'orders:read orders:write' })),
+        400,
+        'invalid_scope',
+        'not within what the subject, the client and the actor hold: orders:write',
+      ],
+      [
+        'relative resource',
+        async () => post(exchange({ resource: '/orders' })),
+        400,
+        'invalid_target',
+        'resource "/orders" must be an absolute URI without a fragment',
+      ],
+      [
+        'resource with a fragment',
+        async () => post(exchange({ resource: 'https://orders.example/api#v2' })),
+        400,
+        'invalid_target',
+        'resource "https://orders.example/api#v2" must be an absolute URI without a fragment',
+      ],
+      [
+        'audience with jwt output',
+        async () => post(exchange({ audience: 'orders', requested_token_type: JWT_TYPE })),
+        400,
+        'invalid_request',
+        'audience: only for access_token output, not for requested_token_type jwt',
+      ],
+      [
+        'scope with jwt output',
+        async () => post(exchange({ scope: 'orders:read', requested_token_type: JWT_TYPE })),
+        400,
+        'invalid_request',
+        'scope: only for access_token output, not for requested_token_type jwt',
+      ],
+      [
+        'requested_expires_in zero',
+        async () => post(exchange({ requested_expires_in: '0' })),
+        400,
+        'invalid_request',
+        'requested_expires_in must be a positive whole number of seconds',
+      ],
+      [
+        'requested_expires_in negative',
+        async () => post(exchange({ requested_expires_in: '-60' })),
+        400,
+        'invalid_request',
+        'requested_expires_in must be a positive whole number of seconds',
+      ],
+      [
+        'requested_expires_in not an integer',
+        async () => post(exchange({ requested_expires_in: '90.5' })),
+        400,
+        'invalid_request',
+        'requested_expires_in must be a positive whole number of seconds',
+      ],
+      [
+        'requested_expires_in huge',
+        async () => post(exchange({ requested_expires_in: '99999999999999999999' })),
+        400,
+        'invalid_request',
+        'requested_expires_in must be a positive whole number of seconds',
+      ],
+      [
+        'a duplicated parameter',
+        async () => post({ ...exchange({}), subject_token: [personToken, personToken] }),
+        400,
+        'invalid_request',
+        'parameter subject_token must not be repeated',
+      ],
+      [
+        'a duplicated parameter with one empty copy',
+        async () => post({ ...exchange({}), subject_token: ['', personToken] }),
+        400,
+        'invalid_request',
+        'parameter subject_token must not be repeated',
+      ],
+      [
+        'an unknown grant type',
+        async () => post({ grant_type: 'password', username: 'ada', password: 'x' }),
+        400,
+        'unsupported_grant_type',
+        'grant_type "password" is not supported; use client_credentials or urn:ietf:params:oauth:grant-type:token-exchange',
+      ],
+      [
+        'a client without the exchange grant',
+        async () => post(exchange({}), clients.ccOnly),
+        400,
+        'unauthorized_client',
+        'the client is not allowed grant_type urn:ietf:params:oauth:grant-type:token-exchange',
+      ],
+      ['a wrong client secret', async () => post(exchange({}), { id: gateway.id, secret: 'tcs_wrong' }), 401, 'invalid_client', 'client authentication failed'],
+      ['an unknown client', async () => post(exchange({}), { id: 'cli_unknown', secret: 'x' }), 401, 'invalid_client', 'client authentication failed'],
+      [
+        'an oversized subject token',
+        async () => post(exchange({ subject_token: `eyJ${'a'.repeat(9_000)}.eyJ${'b'.repeat(10)}.c` })),
+        400,
+        'invalid_request',
+        'subject_token is longer than 8192 characters',
+      ],
+      [
+        'a subject_token_type that does not match the token',
+        async () => post(exchange({ subject_token_type: ACCESS_TOKEN_TYPE })),
+        400,
+        'invalid_request',
+        'subject_token_type says urn:ietf:params:oauth:token-type:access_token but the token is urn:ietf:params:oauth:token-type:jwt',
+      ],
+      [
+        'a missing subject_token',
+        async () => post({ grant_type: EXCHANGE, subject_token_type: JWT_TYPE }),
+        400,
+        'invalid_request',
+        'parameter subject_token is required',
+      ],
+      [
+        'a missing subject_token_type',
+        async () => post({ grant_type: EXCHANGE, subject_token: personToken }),
+        400,
+        'invalid_request',
+        'parameter subject_token_type is required',
+      ],
+      [
+        'actor_token without actor_token_type',
+        async () => post(exchange({ actor_token: s.actor! })),
+        400,
+        'invalid_request',
+        'actor_token_type is required with actor_token',
+      ],
       [
         'an unsupported requested_token_type',
         async () => post(exchange({ requested_token_type: 'urn:ietf:params:oauth:token-type:id_token' })),
         400,
         'invalid_request',
+        'requested_token_type must be urn:ietf:params:oauth:token-type:jwt or urn:ietf:params:oauth:token-type:access_token',
       ],
-      ["another client's JWT as the subject", async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!) })), 400, 'invalid_request'],
+      [
+        "another client's JWT as the subject",
+        async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!) })),
+        400,
+        'invalid_request',
+        'subject_token was issued to another client',
+      ],
       [
         "a client's JWT as the subject without client authentication",
         async () => post(exchange({ subject_token: await clientToken(t, clients.jwt!), actor_token: s.actor!, actor_token_type: ACCESS_TOKEN_TYPE }), null),
         401,
         'invalid_client',
+        'subject_token is bound to a client: authenticate as that client',
       ],
       [
         "a deleted client's JWT as the subject",
@@ -343,19 +536,51 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        'subject_token: the client it was issued to no longer exists',
       ],
-      ['neither actor token nor client', async () => post(exchange({}), null), 400, 'invalid_request'],
+      [
+        'neither actor token nor client',
+        async () => post(exchange({}), null),
+        400,
+        'invalid_request',
+        'actor_token is required when the request is not authenticated as a client',
+      ],
       [
         'an actor of another organisation',
         async () => post(exchange({ actor_token: s.foreignActor!, actor_token_type: ACCESS_TOKEN_TYPE })),
         400,
         'invalid_request',
+        'actor_token belongs to another organisation than the subject',
       ],
-      ['a subject token that is neither JWT nor ours', async () => post(exchange({ subject_token: 'hello' })), 400, 'invalid_request'],
-      ['two client authentication methods', async () => post({ ...exchange({}), client_secret: gateway.secret }), 400, 'invalid_request'],
-      ['a JSON body', async () => oauthPost(t, '/oauth2/tokens', {}, gateway, { 'content-type': 'application/json' }), 400, 'invalid_request'],
-      ['client_credentials without a client', async () => post({ grant_type: 'client_credentials' }, null), 401, 'invalid_client'],
-      ['a missing grant_type', async () => post({ scope: 'orders:read' }), 400, 'invalid_request'],
+      [
+        'a subject token that is neither JWT nor ours',
+        async () => post(exchange({ subject_token: 'hello' })),
+        400,
+        'invalid_request',
+        'subject_token is neither a JWT nor an access token of this server',
+      ],
+      [
+        'two client authentication methods',
+        async () => post({ ...exchange({}), client_secret: gateway.secret }),
+        400,
+        'invalid_request',
+        'use one client authentication method: HTTP Basic or client_secret in the body, not both',
+      ],
+      [
+        'a JSON body',
+        async () => oauthPost(t, '/oauth2/tokens', {}, gateway, { 'content-type': 'application/json' }),
+        400,
+        'invalid_request',
+        'the request body must be application/x-www-form-urlencoded',
+      ],
+      [
+        'client_credentials without a client',
+        async () => post({ grant_type: 'client_credentials' }, null),
+        401,
+        'invalid_client',
+        'grant_type client_credentials requires client authentication',
+      ],
+      ['a missing grant_type', async () => post({ scope: 'orders:read' }), 400, 'invalid_request', 'parameter grant_type is required'],
       // Regressions from the security review of the token service:
       [
         'an actor token that is itself delegated (actor laundering)',
@@ -365,12 +590,14 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        "actor_token is itself a delegated token (it carries act); present the actor's own token",
       ],
       [
         'an actor token of a client without the exchange grant',
         async () => post(exchange({ actor_token: await clientToken(t, clients.ccOnly!), actor_token_type: ACCESS_TOKEN_TYPE }), null),
         400,
         'invalid_request',
+        'actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)',
       ],
       [
         'an actor token of a deleted client',
@@ -382,6 +609,19 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        'actor_token has been revoked',
+      ],
+      [
+        "a deleted client's JWT as the actor",
+        async () => {
+          const doomed = await registerClient(t, org, { client_name: 'doomed-jwt-actor', access_token_format: 'jwt' });
+          const actorToken = await clientToken(t, doomed);
+          await t.call('DELETE', `/oauth2/clients/${doomed.id}`, { as: org });
+          return post(exchange({ actor_token: actorToken, actor_token_type: JWT_TYPE }), null);
+        },
+        400,
+        'invalid_request',
+        'actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)',
       ],
       [
         'a subject of a deleted person',
@@ -393,6 +633,7 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        'subject_token: the person it was issued for no longer exists',
       ],
       [
         'may_act on the second hop by another actor',
@@ -403,6 +644,7 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        "subject_token's may_act does not name this actor",
       ],
       [
         "an audience wider than the subject's on re-exchange",
@@ -412,6 +654,7 @@ for (const backend of backends()) {
         },
         400,
         'invalid_target',
+        "audience may only narrow the subject's; not allowed: https://b.internal",
       ],
       [
         'JWT output from an audience-restricted subject',
@@ -421,6 +664,7 @@ for (const backend of backends()) {
         },
         400,
         'invalid_target',
+        'subject_token is restricted to audiences or resources, which JWT output cannot carry; ask for access_token output',
       ],
       [
         'an act chain past the depth limit',
@@ -435,12 +679,13 @@ for (const backend of backends()) {
         },
         400,
         'invalid_request',
+        "subject_token's act chain already has 10 actors, the most this server delegates",
       ],
     ];
 
     it(`holds at least 40 cases (${cases.length})`, () => assert.ok(cases.length >= 40));
 
-    it('is the Error codes table of docs/token-exchange.md, case for case', () => {
+    it('is the Error codes table of docs/token-exchange.md, case for case, with its error_description', () => {
       const doc = readFileSync(new URL('../../docs/token-exchange.md', import.meta.url), 'utf8');
       const table = doc.slice(doc.indexOf('| # | step | case |'));
       const rows = table
@@ -449,18 +694,26 @@ for (const backend of backends()) {
         .slice(2)
         .map((line) => line.split('|').map((cell) => cell.trim()));
       // The table may add an example in parentheses to a case's name: "an unknown grant type (`password`)".
-      const documented = new Map(rows.map(([, , , name, error, status]) => [name!, `${status} ${/`(\w+)`/.exec(error!)?.[1]}`]));
+      const documented = new Map(
+        rows.map(([, , , name, error, status, description]) => [
+          name!,
+          { answer: `${status} ${/`(\w+)`/.exec(error!)?.[1]}`, description: /^`(.*)`$/.exec(description!)?.[1] },
+        ]),
+      );
       const lookUp = (name: string) => documented.get(name) ?? [...documented].find(([row]) => row.replace(/ \([^()]*\)$/, '') === name)?.[1];
       assert.equal(rows.length, cases.length, 'one row per case');
-      for (const [name, , status, error] of cases) assert.equal(lookUp(name), `${status} ${error}`, name);
+      for (const [name, , status, error, description] of cases) {
+        assert.equal(lookUp(name)?.answer, `${status} ${error}`, name);
+        assert.equal(lookUp(name)?.description, description, name);
+      }
     });
 
-    for (const [name, request, status, error] of cases) {
-      it(`refuses ${name}: ${status} ${error}, no token`, async () => {
+    for (const [name, request, status, error, description] of cases) {
+      it(`refuses ${name}: ${status} ${error}, for its own reason, no token`, async () => {
         const response = await request();
         assert.equal(response.status, status, JSON.stringify(response.body));
         assert.equal(response.body.error, error, response.body.error_description);
-        assert.equal(typeof response.body.error_description, 'string');
+        assert.equal(response.body.error_description, description);
         assert.equal(response.body.access_token, undefined);
         if (status === 401) assert.match(response.headers.get('www-authenticate') ?? '', /^Basic /);
         if (status === 503) assert.match(response.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);

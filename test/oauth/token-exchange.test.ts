@@ -105,6 +105,26 @@ for (const backend of backends()) {
       assert.deepEqual([payload.sub, payload.act, payload.client_id], [person, { sub: gateway.id }, undefined]);
     });
 
+    it("refuses an actor of another organisation whose person exists there: the actor's organisation, not a look-up, refuses it", async () => {
+      // A foreign client's token is also refused by the look-up of the acting client in the
+      // subject's organisation; a foreign person's JWT names a person who exists, in their own
+      // organisation, so only the check of the actor's organisation stands in its way.
+      const foreign = await t.org();
+      const outsider = await mintPersonToken(t, foreign, await createPerson(t, foreign));
+      for (const client of [gateway, undefined]) {
+        const response = await token(
+          t,
+          { grant_type: EXCHANGE, subject_token: personToken, subject_token_type: JWT_TYPE, actor_token: outsider, actor_token_type: JWT_TYPE },
+          client,
+        );
+        assert.deepEqual(
+          [response.status, response.body.error, response.body.error_description],
+          [400, 'invalid_request', 'actor_token belongs to another organisation than the subject'],
+          client ? 'with the client' : 'clientless',
+        );
+      }
+    });
+
     it('refuses for the subject when both tokens are bad, though the actor is read while the subject is', async () => {
       const response = await token(
         t,

@@ -5,7 +5,7 @@ import type { TestOrg, TestService } from '../helpers/service.ts';
 import { codeFrom, type SmtpListener } from '../helpers/smtp.ts';
 import type { ScimTenant } from '../scim/scim-helpers.ts';
 import { type Door, doorsOf, type Operators } from './doors.ts';
-import { startVerificationHarness, type VerificationHarness, wrongCode } from './harness.ts';
+import { scimUser, startVerificationHarness, type VerificationHarness, wrongCode } from './harness.ts';
 
 const errorCode = (body: { errors?: { code?: string }[] }) => body.errors?.[0]?.code;
 
@@ -69,6 +69,38 @@ for (const backend of backends()) {
         assert.equal(after.status, 404, 'closed');
       });
 
+      it(`${doorName}: the deny-gate: an identity whose address changed over SCIM after initiate cannot complete, and the verification closes`, async () => {
+        const { door, operators } = await fresh(doorName);
+        const { identity, id, code } = await started(door);
+        const moved = await scim.call('PUT', `/Users/${identity.id}`, scimUser(`Moved.${Math.random().toString(36).slice(2)}@Example.com`));
+        assert.equal(moved.status, 200, JSON.stringify(moved.body));
+        const body = { verification_id: id, connection_id: scim.connectionId };
+        const denied = await door.verify({ ...body, code }, operators.verifier);
+        assert.deepEqual([denied.status, errorCode(denied.body)], [403, 'IDENTITY_NOT_VERIFIABLE']);
+        const stored = await t.service.store.getEmailVerification(org.orgId, id);
+        assert.deepEqual([stored?.state, stored?.closedReason], ['closed', 'identity_removed']);
+        const attempts = (await t.call('GET', '/audit/events?type=verification.attempt&limit=100', { as: org })).body.result;
+        const theirs = attempts
+          .filter((e: { data: Record<string, unknown> }) => e.data.verification_id === id)
+          .map((e: { data: Record<string, unknown> }) => e.data);
+        assert.deepEqual(
+          theirs.map((data: Record<string, unknown>) => [data.outcome, data.reason]),
+          [['refused', 'email_changed']],
+        );
+        const later = await door.verify({ ...body, code }, operators.verifier);
+        assert.deepEqual([later.status, errorCode(later.body)], [404, 'NOT_FOUND'], 'closed: the right code no longer verifies');
+      });
+
+      it(`${doorName}: the deny-gate reads an address changed only in its case as the same address: the code verifies`, async () => {
+        const { door, operators } = await fresh(doorName);
+        const { identity, id, code } = await started(door);
+        const [local, domain] = identity.email.split('@');
+        const recased = await scim.call('PUT', `/Users/${identity.id}`, scimUser(`${local!.toUpperCase()}@${domain!.toLowerCase()}`));
+        assert.equal(recased.status, 200, JSON.stringify(recased.body));
+        const hit = await door.verify({ verification_id: id, connection_id: scim.connectionId, code }, operators.verifier);
+        assert.deepEqual([hit.status, hit.body.result], [200, { verified: true }]);
+      });
+
       it(`${doorName}: a deactivated identity is refused at initiate (404) and by the deny-gate (403)`, async () => {
         const { door, operators } = await fresh(doorName);
         const { identity, id, code } = await started(door);
@@ -82,13 +114,20 @@ for (const backend of backends()) {
         assert.equal(unknown.status, 404);
       });
 
-      it(`${doorName}: five wrong codes close the verification; then 429, even with the right code`, async () => {
+      it(`${doorName}: five wrong codes close the verification (stored closed); then 429 for being closed, even with the right code`, async () => {
         const { door, operators } = await fresh(doorName);
         const { id, code } = await started(door);
         const body = { verification_id: id, connection_id: scim.connectionId };
         for (let i = 0; i < 5; i++) assert.equal((await door.verify({ ...body, code: wrong(code) }, operators.verifier)).body.result.verified, false);
+        const stored = await t.service.store.getEmailVerification(org.orgId, id);
+        assert.deepEqual([stored?.state, stored?.closedReason, stored?.attempts], ['closed', 'too_many_attempts', 5]);
         const closed = await door.verify({ ...body, code }, operators.verifier);
-        assert.deepEqual([closed.status, errorCode(closed.body)], [429, 'TOO_MANY_VERIFICATION_ATTEMPTS']);
+        // The same status and code answer five attempts still in flight ("all 5 attempts are taken by
+        // verifies still in progress"): the message tells a closed verification apart.
+        assert.deepEqual(
+          [closed.status, errorCode(closed.body), closed.body.errors[0].message],
+          [429, 'TOO_MANY_VERIFICATION_ATTEMPTS', 'verification: closed after 5 wrong codes; initiate a new one'],
+        );
       });
 
       it(`${doorName}: an operator who is not a verifier is refused 403; another connection's id 400`, async () => {

@@ -3,9 +3,26 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { KeyRing } from '../../../src/oauth/keys/key-ring.ts';
 import { MAX_ACT_DEPTH } from '../../../src/oauth/tokens/delegation-claims.ts';
+import { opaqueTokenKey } from '../../../src/oauth/tokens/opaque-token.ts';
 import { TokenReader, TokenRejected } from '../../../src/oauth/tokens/reader.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import type { OpaqueToken } from '../../../src/store/types.ts';
+import { backends } from '../../helpers/backends.ts';
+import { startFrozenService, type TestClock } from '../../helpers/frozen-service.ts';
+import {
+  ACCESS_TOKEN_TYPE,
+  type ClientCredentials,
+  createPerson,
+  EXCHANGE,
+  introspect,
+  JWT_TYPE,
+  mintPersonToken,
+  type OAuthResponse,
+  registerClient,
+  token,
+} from '../../helpers/oauth.ts';
+import type { TestOrg, TestService } from '../../helpers/service.ts';
 
 const ISSUER = 'https://tessera.test';
 /** The frozen clock every check below is judged against. */
@@ -81,3 +98,97 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
     assert.equal(await rejection({ sub: 12 }), 'has a malformed claim: "sub" must be a string');
   });
 });
+
+for (const backend of backends()) {
+  describe(`TokenReader on opaque tokens, through introspection and token exchange against a frozen clock, on ${backend.name}`, () => {
+    const clock: TestClock = { at: NOW_MS };
+    let t: TestService;
+    let org: TestOrg;
+    let gateway: ClientCredentials;
+    let person: string;
+    /** Runs once, in the store, just before the next opaque token is inserted: what another request did meanwhile. */
+    let beforeInsert: ((store: Store, token: OpaqueToken) => Promise<void>) | undefined;
+
+    before(async () => {
+      const wrapStore = (real: Store): Store =>
+        new Proxy(real, {
+          get(target, name) {
+            if (name !== 'insertToken') return Reflect.get(target, name);
+            return async (inserted: OpaqueToken) => {
+              const step = beforeInsert;
+              beforeInsert = undefined;
+              await step?.(real, inserted);
+              return target.insertToken(inserted);
+            };
+          },
+        });
+      t = await startFrozenService(backend, clock, { wrapStore });
+      org = await t.org();
+      gateway = await registerClient(t, org);
+      person = await createPerson(t, org);
+    });
+    after(() => t.close());
+
+    /** A person JWT minted at the clock's time: a subject with its whole lifetime ahead. */
+    const personJwt = () => mintPersonToken(t, org, person, { scope: 'orders:read' });
+    const exchange = (params: Record<string, string>, client?: ClientCredentials): Promise<OAuthResponse> =>
+      token(t, { grant_type: EXCHANGE, ...params }, client);
+    /** `value` as actor_token for a fresh person JWT, clientless: only the actor token can refuse it. */
+    const asActor = async (value: string) =>
+      exchange({ subject_token: await personJwt(), subject_token_type: JWT_TYPE, actor_token: value, actor_token_type: ACCESS_TOKEN_TYPE });
+    const refusal = (response: OAuthResponse) => [response.status, response.body.error, response.body.error_description];
+    const stored = (value: string) => t.service.store.findToken(opaqueTokenKey(value));
+
+    it('refuses an expired opaque token for its expiry: inactive at introspection, "has expired" as actor_token and as subject_token', async () => {
+      clock.at = NOW_MS;
+      const issued = await token(t, { grant_type: 'client_credentials' }, gateway);
+      assert.equal(issued.status, 200, JSON.stringify(issued.body));
+      const actor: string = issued.body.access_token;
+      const actorExpiresAt = (await stored(actor))!.expiresAt;
+      const delegated = await exchange({ subject_token: await personJwt(), subject_token_type: JWT_TYPE }, gateway);
+      assert.equal(delegated.status, 200, JSON.stringify(delegated.body));
+      const subject: string = delegated.body.access_token;
+      const subjectExpiresAt = (await stored(subject))!.expiresAt;
+
+      // A millisecond before its expiry each still works, so what refuses them below is the time.
+      clock.at = actorExpiresAt - 1;
+      assert.equal((await introspect(t, actor, gateway)).body.active, true);
+      assert.equal((await asActor(actor)).status, 200);
+      clock.at = subjectExpiresAt - 1;
+      assert.equal((await introspect(t, subject, gateway)).body.active, true);
+
+      clock.at = actorExpiresAt;
+      assert.deepEqual((await introspect(t, actor, gateway)).body, { active: false });
+      assert.deepEqual(refusal(await asActor(actor)), [400, 'invalid_request', 'actor_token has expired']);
+      clock.at = subjectExpiresAt;
+      assert.deepEqual((await introspect(t, subject, gateway)).body, { active: false });
+      // An expired subject also has no lifetime left to delegate, and the exchange's last step
+      // refuses that with the same words: the scope asked for here is beyond the subject's, so an
+      // exchange that read the subject as current would answer invalid_scope before that step.
+      const asSubject = await exchange({ subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, scope: 'orders:write' }, gateway);
+      assert.deepEqual(refusal(asSubject), [400, 'invalid_request', 'subject_token has expired']);
+    });
+
+    it('refuses a token exchanged from one revoked meanwhile: inactive at introspection, refused as subject_token and as actor_token', async () => {
+      clock.at = NOW_MS;
+      const root = (await exchange({ subject_token: await personJwt(), subject_token_type: JWT_TYPE }, gateway)).body.access_token as string;
+      // The root is revoked between the exchange's read of it and the insert of the token exchanged
+      // from it: the revocation's walk of the tree did not see the child, which is stored unrevoked.
+      beforeInsert = async (store, child) => {
+        assert.equal(child.parentHash, opaqueTokenKey(root));
+        await store.revokeTokenTree(child.parentHash!, clock.at);
+      };
+      const exchanged = await exchange({ subject_token: root, subject_token_type: ACCESS_TOKEN_TYPE }, gateway);
+      assert.equal(exchanged.status, 200, JSON.stringify(exchanged.body));
+      const child: string = exchanged.body.access_token;
+      assert.equal(beforeInsert, undefined, 'the root was revoked meanwhile');
+      assert.equal((await stored(child))!.revokedAt, null, 'the child itself is not marked revoked: only its lineage refuses it');
+      assert.notEqual((await stored(root))!.revokedAt, null);
+
+      assert.deepEqual((await introspect(t, child, gateway)).body, { active: false });
+      const asSubject = await exchange({ subject_token: child, subject_token_type: ACCESS_TOKEN_TYPE }, gateway);
+      assert.deepEqual(refusal(asSubject), [400, 'invalid_request', 'subject_token was exchanged from a token that has been revoked']);
+      assert.deepEqual(refusal(await asActor(child)), [400, 'invalid_request', 'actor_token was exchanged from a token that has been revoked']);
+    });
+  });
+}

@@ -23,7 +23,7 @@ for (const backend of backends()) {
     let org: TestOrg;
 
     before(async () => {
-      t = await startFrozenService(backend, clock);
+      t = await startFrozenService(backend, clock, { loginFailureTimeMs: 100 });
       org = await t.org();
     });
     after(() => t.close());

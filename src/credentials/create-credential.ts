@@ -1,8 +1,9 @@
 import { handleCounterSubjects } from '../authn/attempt-subject.ts';
 import { newId } from '../crypto/ids.ts';
-import { invalidField } from '../errors/api-error.ts';
+import { invalidField, passkeyAlreadyRegistered } from '../errors/api-error.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { Credential } from '../store/credentials/store.ts';
+import { ConflictError } from '../store/errors.ts';
 import type { TransactionalStore } from '../store/store.ts';
 import { unsafeCharacterProblem } from '../validation/unsafe-characters.ts';
 import type { CredentialTypeName, PreparedCredential } from './credential-type.ts';
@@ -73,4 +74,16 @@ export async function createPersonCredential(
   });
   if (!stored) return undefined;
   return credential;
+}
+
+/**
+ * For createPersonCredential's rejection: the store's refusal of a passkey whose credential id the
+ * organisation holds already becomes the API's 409 PASSKEY_ALREADY_REGISTERED naming `field`
+ * (nothing was stored: the credential, its counters' reset and its event were one transaction).
+ */
+export function rethrowPasskeyTaken(field: Parameters<typeof passkeyAlreadyRegistered>[0]): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof ConflictError && error.subject === 'passkey') throw passkeyAlreadyRegistered(field);
+    throw error;
+  };
 }

@@ -12,7 +12,7 @@ import type { Credential, CredentialStore } from '../store/credentials/store.ts'
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
-import { checkCredentialLabel, createPersonCredential } from './create-credential.ts';
+import { checkCredentialLabel, createPersonCredential, rethrowPasskeyTaken } from './create-credential.ts';
 import type { CredentialType, CredentialTypeContext } from './credential-type.ts';
 import { deletePersonCredential } from './delete-credential.ts';
 import { credentialBodyValidator, credentialRequestSchema, credentialViewSchema } from './routes-schemas.ts';
@@ -83,7 +83,7 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
           audit: operatorFields(apiKeyOperator(request)),
           at: now(),
           ...(type.onePerPerson ? { unlessHolding: { types: [type.type], refusal: () => alreadyHolding(type.type) } } : {}),
-        });
+        }).catch(rethrowPasskeyTaken('body.params.webauthn_credential_id'));
         if (!credential) throw personNotFound();
         return reply.code(201).send({ result: present(credential) });
       },

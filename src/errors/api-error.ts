@@ -19,3 +19,15 @@ export function invalidField(field: string, rule: string): ApiError {
 export function personNotFound(field: 'path.person_id' | 'body.person_id' = 'path.person_id'): ApiError {
   return new ApiError('NOT_FOUND', `${field}: no person of this organisation has this id`);
 }
+
+/**
+ * The 409 of a passkey whose WebAuthn credential id the organisation holds already, for this
+ * person or another (W3C WebAuthn §7.1 step 26: one credential id, one user), naming the field
+ * that carried it. Nothing was stored.
+ */
+export function passkeyAlreadyRegistered(field: 'body.params.webauthn_credential_id' | 'body.response' | 'passkey'): ApiError {
+  return new ApiError(
+    'PASSKEY_ALREADY_REGISTERED',
+    `${field}: this passkey is already registered in the organisation, for this person or another; a passkey belongs to one person`,
+  );
+}

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError, passkeyAlreadyRegistered } from '../errors/api-error.ts';
 import type { ApiErrorCode } from '../errors/catalogue.ts';
 import { CodedError } from '../errors/coded-error.ts';
 import { ConflictError, StorageUnavailableError } from '../store/store.ts';
@@ -24,6 +24,8 @@ const conflictMessages: Record<ConflictError['subject'], (e: ConflictError) => s
   secret: () => 'a generated secret collided; retry the request',
   connection_name: () => 'body.name: this organisation already has a connection with this name',
   identity_user_name: () => 'userName: another identity of this connection has this userName',
+  // The credentials routes and the registration name the field themselves (rethrowPasskeyTaken).
+  passkey: () => passkeyAlreadyRegistered('passkey').message,
 };
 
 /** fastify's own refusals that the envelope names with a code of its own. */
@@ -40,7 +42,8 @@ const fastifyRefusals: Record<string, [ApiErrorCode, string]> = {
 /** What anything thrown means in the API's terms; undefined for the unexpected. */
 function asApiErrors(error: unknown): ApiError[] | undefined {
   if (error instanceof CodedError) return error.family === 'api' ? [error as ApiError] : undefined;
-  if (error instanceof ConflictError) return [new ApiError('CONFLICT', conflictMessages[error.subject](error))];
+  if (error instanceof ConflictError)
+    return [new ApiError(error.subject === 'passkey' ? 'PASSKEY_ALREADY_REGISTERED' : 'CONFLICT', conflictMessages[error.subject](error))];
   if (error instanceof StorageUnavailableError) {
     return [new ApiError('STORAGE_UNAVAILABLE', 'the database is unreachable; nothing was written, retry shortly', { 'retry-after': '1' })];
   }

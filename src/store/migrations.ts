@@ -356,7 +356,42 @@ const sources: readonly MigrationSource[] = [
     // without an index each batch scanned the table a stranger's guesses had grown.
     statements: () => ['CREATE INDEX authn_attempts_of_no_one_by_last_attempt ON authn_attempts (last_attempt_at) WHERE person_id IS NULL'],
   },
+  {
+    version: 14,
+    name: 'credentials: a passkey (its WebAuthn credential id) belongs to one person of the organisation',
+    statements: (t, dialect) => {
+      const credentialId = passkeyCredentialIdSql(dialect);
+      return [
+        // W3C WebAuthn §7.1 step 26: a credential id is registered for one user. Earlier releases
+        // let the same id be registered or imported for several persons; those copies are kept
+        // (deleting someone's passkey is not a migration's call) and marked, all but the oldest
+        // of each id, so that the unique index below can be built over them. The service never
+        // sets the mark; operations.md says how to find and resolve them.
+        `ALTER TABLE credentials ADD COLUMN passkey_duplicate ${t.bool} NOT NULL DEFAULT FALSE`,
+        `UPDATE credentials SET passkey_duplicate = TRUE WHERE id IN (
+          SELECT id FROM (
+            SELECT id, ROW_NUMBER() OVER (PARTITION BY org_id, ${credentialId} ORDER BY id) AS copy
+            FROM credentials WHERE type = 'public-key' AND ${credentialId} IS NOT NULL) AS numbered
+          WHERE copy > 1)`,
+        // One row per (organisation, credential id), whoever inserts it, a replica of an earlier
+        // release during a rolling upgrade included. A marked copy's third column is its own id,
+        // so it takes no other row's place; it stays in the index so that the store's look-up
+        // by the first two columns finds it too.
+        `CREATE UNIQUE INDEX credentials_one_passkey_per_org ON credentials (org_id, ${credentialId}, (CASE WHEN passkey_duplicate THEN id ELSE '' END))
+          WHERE type = 'public-key'`,
+      ];
+    },
+  },
 ];
+
+/**
+ * A public-key credential's webauthn_credential_id, as the SQL of each dialect reads it from params:
+ * the unique index of migration 14 is on this expression, and a look-up uses it only when it is
+ * written the same way.
+ */
+export function passkeyCredentialIdSql(dialect: Dialect): string {
+  return dialect === 'postgres' ? "(params->>'webauthn_credential_id')" : "json_extract(params, '$.webauthn_credential_id')";
+}
 
 /** The schema version this Tessera brings its database to; /readyz compares the database's. */
 export const LATEST_SCHEMA_VERSION = Math.max(...sources.map((source) => source.version));

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { newId } from '../../src/crypto/ids.ts';
 import type { Credential, CredentialStore } from '../../src/store/credentials/store.ts';
+import { ConflictError } from '../../src/store/errors.ts';
 import type { OrganizationStore } from '../../src/store/organizations/store.ts';
 import type { PersonStore } from '../../src/store/persons/store.ts';
+import type { TransactionalStore } from '../../src/store/store.ts';
 import type { TokenStore } from '../../src/store/tokens/store.ts';
 import type { PagePosition } from '../../src/store/types.ts';
 import { contractOnEveryBackend, person, revokedAt, storedOrg, token } from './contract-harness.ts';
@@ -22,7 +24,7 @@ function credential(orgId: string, personId: string, overrides: Partial<Credenti
   };
 }
 
-contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore & TokenStore>('Credential store', (t) => {
+contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore & TokenStore & TransactionalStore>('Credential store', (t) => {
   it('creates, reads and deletes a credential only within its organisation and person', async () => {
     const { store } = t;
     const a = await storedOrg(store);
@@ -81,6 +83,73 @@ contractOnEveryBackend<CredentialStore & PersonStore & OrganizationStore & Token
     const other = held[0]!.type === 'totp' ? 'public-key' : 'totp';
     assert.equal(await store.createCredentialUnlessHolding(credential(a.id, p.id, { type: other }), [held[0]!.type]), 'holding');
     assert.equal(await store.createCredentialUnlessHolding(credential(a.id, p.id, { type: 'password' }), [other]), 'created', 'none of those types is held');
+  });
+
+  /** A public-key credential with the WebAuthn credential id `webauthnId` (what the store reads of a passkey). */
+  const passkey = (orgId: string, personId: string, webauthnId: string, at = 1_700_000_000_000) =>
+    credential(orgId, personId, { id: newId('crd', at), type: 'public-key', secret: null, params: { webauthn_credential_id: webauthnId, public_key: 'AQID' } });
+  const isPasskeyConflict = (error: unknown) => error instanceof ConflictError && error.subject === 'passkey';
+  const passkeysOf = async (orgId: string, ...personIds: string[]) =>
+    (await Promise.all(personIds.map((id) => t.store.listCredentialsOfType(orgId, id, 'public-key'))))
+      .flat()
+      .map((c) => [c.personId, c.params.webauthn_credential_id]);
+
+  it("holds a passkey's WebAuthn credential id once per organisation (W3C WebAuthn §7.1 step 26): another person's, or the same person's again, through either create, throws ConflictError 'passkey' and stores nothing", async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const b = await storedOrg(store);
+    const [p, q] = [person(a.id), person(a.id)];
+    for (const x of [p, q]) await store.createPerson(x);
+    const id = newId('wid');
+    assert.equal(await store.createCredential(passkey(a.id, p.id, id)), true);
+    await assert.rejects(store.createCredential(passkey(a.id, q.id, id)), isPasskeyConflict);
+    await assert.rejects(store.createCredential(passkey(a.id, p.id, id)), isPasskeyConflict, 'the same person again');
+    await assert.rejects(store.createCredentialUnlessHolding(passkey(a.id, q.id, id), ['totp']), isPasskeyConflict);
+    assert.deepEqual(await passkeysOf(a.id, p.id, q.id), [[p.id, id]]);
+    // Another organisation is another relying party; other ids, and credentials of other types with that field, are not held to it.
+    const r = person(b.id);
+    await store.createPerson(r);
+    assert.equal(await store.createCredential(passkey(b.id, r.id, id)), true);
+    assert.equal(await store.createCredentialUnlessHolding(passkey(a.id, q.id, newId('wid')), ['totp']), 'created');
+    const lookalike = credential(a.id, q.id, { type: 'totp', params: { webauthn_credential_id: id } });
+    assert.equal(await store.createCredential(lookalike), true);
+    // A person who is not one of the organisation is still 'no person', before the passkey is looked at.
+    assert.equal(await store.createCredential(passkey(a.id, 'per_never_created', newId('wid'))), false);
+    assert.equal(await store.createCredentialUnlessHolding(passkey(a.id, 'per_never_created', id), ['totp']), 'no_person');
+  });
+
+  it('refuses the passkey inside the caller’s transaction: the change it belongs to is rolled back whole', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const [p, q] = [person(a.id), person(a.id)];
+    for (const x of [p, q]) await store.createPerson(x);
+    const id = newId('wid');
+    await store.createCredential(passkey(a.id, p.id, id));
+    const before = credential(a.id, q.id, { type: 'password' });
+    await assert.rejects(
+      store.inTransaction(async (tx) => {
+        await tx.createCredential(before);
+        await tx.createCredential(passkey(a.id, q.id, id));
+      }),
+      isPasskeyConflict,
+    );
+    assert.equal(await store.getCredential(a.id, q.id, before.id), undefined, 'what the transaction wrote before is gone too');
+  });
+
+  it('of concurrent creations of one passkey for eight persons, through either create, exactly one is stored', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const persons = Array.from({ length: 8 }, () => person(a.id));
+    for (const x of persons) await store.createPerson(x);
+    const id = newId('wid');
+    const outcomes = await Promise.allSettled(
+      persons.map((x, i) => (i % 2 ? store.createCredential(passkey(a.id, x.id, id)) : store.createCredentialUnlessHolding(passkey(a.id, x.id, id), ['totp']))),
+    );
+    const stored = outcomes.filter((o) => o.status === 'fulfilled');
+    assert.equal(stored.length, 1, JSON.stringify(outcomes));
+    assert.ok(([true, 'created'] as unknown[]).includes((stored[0] as PromiseFulfilledResult<unknown>).value));
+    for (const o of outcomes) if (o.status === 'rejected') assert.ok(isPasskeyConflict(o.reason), String(o.reason));
+    assert.equal((await passkeysOf(a.id, ...persons.map((x) => x.id))).length, 1);
   });
 
   it('deletes a credential unless it is the last of the types, one decision for concurrent callers', async () => {

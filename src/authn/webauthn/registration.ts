@@ -1,8 +1,8 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { operatorFields } from '../../audit/admin-events.ts';
-import { checkCredentialLabel, createPersonCredential } from '../../credentials/create-credential.ts';
+import { checkCredentialLabel, createPersonCredential, rethrowPasskeyTaken } from '../../credentials/create-credential.ts';
 import { readStoredPublicKeyParams, registrationOptions, verifyRegistration } from '../../credentials/public-key/index.ts';
-import { ApiError, invalidField, personNotFound } from '../../errors/api-error.ts';
+import { invalidField, personNotFound } from '../../errors/api-error.ts';
 import type { Credential } from '../../store/credentials/store.ts';
 import type { Organization } from '../../store/types.ts';
 import { withTwoFactors } from '../assurance.ts';
@@ -101,11 +101,8 @@ export async function finishRegistration(
       "does not verify: the attestation must answer this challenge, from one of the organisation's origins, for its RP id, with user verification",
     );
   }
-  const existing = await store.listCredentialsOfType(org.id, personId, 'public-key');
-  const credentialId = verification.params.webauthn_credential_id;
-  if (existing.some((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id === credentialId)) {
-    throw new ApiError('CONFLICT', 'body.response: this passkey is already registered for the person');
-  }
+  // The store refuses a credential id the organisation holds already, for this person or another,
+  // in the inserting transaction (W3C WebAuthn §7.1 step 26).
   const credential = await createPersonCredential(store, deps.hashCode, {
     orgId: org.id,
     personId,
@@ -119,7 +116,7 @@ export async function finishRegistration(
     },
     at: now(),
     ...(firstOnly ? { unlessHolding: firstOnly } : {}),
-  });
+  }).catch(rethrowPasskeyTaken('body.response'));
   if (!credential) throw personNotFound('body.person_id');
   const held: AmrValue = verification.backupEligible ? 'swk' : 'hwk';
   return { credential, amr: withTwoFactors(verification.userVerified ? [held, 'user'] : [held]) };

@@ -5,6 +5,7 @@ import {
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server';
 import { parseCoseKey } from './cose-key.ts';
+import { crossOriginRefusal } from './cross-origin.ts';
 import { isStrictDerEcdsaSignature } from './der-signature.ts';
 import type { PublicKeyParams } from './params.ts';
 
@@ -94,6 +95,8 @@ export async function verifyAssertion(input: VerifyAssertionInput): Promise<Asse
     return { verified: false, reason: error instanceof Error ? error.message : String(error) };
   }
   if (!result.verified) return { verified: false, reason: 'the signature does not verify with the stored public key' };
+  const crossOrigin = crossOriginRefusal(response);
+  if (crossOrigin !== undefined) return { verified: false, reason: crossOrigin };
   const reported = result.authenticationInfo.newCounter;
   return {
     verified: true,

@@ -8,6 +8,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { CHALLENGE_TTL_MS, type UserVerification } from './assertion.ts';
 import { toBase64 } from './base64.ts';
 import { SUPPORTED_COSE_ALGORITHMS } from './cose-key.ts';
+import { crossOriginRefusal } from './cross-origin.ts';
 import { normalisePublicKeyParams } from './normalise-params.ts';
 import type { PublicKeyParams } from './params.ts';
 
@@ -93,6 +94,8 @@ export async function verifyRegistration(input: VerifyRegistrationInput): Promis
     return { verified: false, reason: error instanceof Error ? error.message : String(error) };
   }
   if (!result.verified) return { verified: false, reason: 'the attestation does not verify' };
+  const crossOrigin = crossOriginRefusal(input.response);
+  if (crossOrigin !== undefined) return { verified: false, reason: crossOrigin };
   const { credential, fmt, aaguid, credentialDeviceType, userVerified } = result.registrationInfo;
   try {
     // The same checks as an import, so a key import would refuse (RSA below 2048 bits) is refused here too.

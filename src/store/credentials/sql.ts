@@ -1,4 +1,6 @@
+import { ConflictError } from '../errors.ts';
 import { keysetPage } from '../keyset-page.ts';
+import { passkeyCredentialIdSql } from '../migrations.ts';
 import { type Json, json, optionalTime, time } from '../rows.ts';
 import type { SqlDriver, SqlExecutor } from '../sql-driver.ts';
 import type { Page, PageRequest } from '../types.ts';
@@ -58,6 +60,24 @@ async function holdsOneOf(tx: SqlExecutor, orgId: string, personId: string, type
   return rows.length > 0;
 }
 
+/** The WebAuthn credential id of a public-key credential, which the organisation may hold once; undefined for any other. */
+function passkeyCredentialId(c: Pick<Credential, 'type' | 'params'>): string | undefined {
+  const id = c.params.webauthn_credential_id;
+  return c.type === 'public-key' && typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * Whether a public-key credential of the organisation, of any person, has this credential id:
+ * one look-up in migration 14's unique index, the copies an earlier release let in included.
+ */
+async function passkeyTaken(tx: SqlExecutor, dialect: 'sqlite' | 'postgres', orgId: string, credentialId: string): Promise<boolean> {
+  const rows = await tx.all(
+    `SELECT 1 AS found FROM credentials WHERE org_id = $1 AND type = 'public-key' AND ${passkeyCredentialIdSql(dialect)} = $2 LIMIT 1`,
+    [orgId, credentialId],
+  );
+  return rows.length > 0;
+}
+
 /** Work that must commit with the deletion of a credential (raising its person's generation), injected where the stores are composed. */
 export type CredentialDeletionStep = (tx: SqlExecutor, orgId: string, personId: string, at: number) => Promise<unknown>;
 
@@ -71,39 +91,63 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
   const personExists = async (orgId: string, personId: string) =>
     (await db.all('SELECT 1 AS found FROM persons WHERE org_id = $1 AND id = $2', [orgId, personId])).length > 0;
 
+  /** Refuses a passkey the organisation holds already (ConflictError 'passkey'), inside the inserting transaction. */
+  const refuseTakenPasskey = async (tx: SqlExecutor, c: Pick<Credential, 'orgId' | 'type' | 'params'>) => {
+    const credentialId = passkeyCredentialId(c);
+    if (credentialId !== undefined && (await passkeyTaken(tx, db.dialect, c.orgId, credentialId))) throw new ConflictError('passkey');
+  };
+
+  /**
+   * After a failed insert: a concurrent insert of the same passkey committed between the look-up
+   * and ours, and the unique index refused ours (PostgreSQL; SQLite's writers are serial). Read
+   * again, outside the rolled-back savepoint, that is a ConflictError; anything else is not.
+   */
+  const rethrowTakenPasskey = async (error: unknown, c: Pick<Credential, 'orgId' | 'type' | 'params'>): Promise<never> => {
+    if (error instanceof ConflictError) throw error;
+    const credentialId = passkeyCredentialId(c);
+    if (credentialId !== undefined && (await passkeyTaken(db, db.dialect, c.orgId, credentialId))) throw new ConflictError('passkey', undefined, error);
+    throw error;
+  };
+
   return {
     async createCredential(c): Promise<boolean> {
       try {
         // Inserted only if the person is of this organisation: one statement, no check-then-act.
         // In a transaction of its own, so that inside a larger one (Store.inTransaction) it is a
         // savepoint: on PostgreSQL a failed statement outside one aborts the whole transaction,
-        // and the SELECT below would fail with it (25P02) instead of reading "no such person".
-        const inserted = await db.transaction((tx) =>
-          tx.run(
+        // and the SELECTs below would fail with it (25P02) instead of reading "no such person".
+        const inserted = await db.transaction(async (tx) => {
+          await refuseTakenPasskey(tx, c);
+          return tx.run(
             `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
              SELECT $1, $2, $3, $4, $5, $6, $7, 0, NULL, $8 FROM persons WHERE org_id = $2 AND id = $3`,
             [c.id, c.orgId, c.personId, c.type, c.label, JSON.stringify(c.params), jsonParam(c.secret), c.createdAt],
-          ),
-        );
+          );
+        });
         return inserted === 1;
       } catch (error) {
         // The person was deleted between the SELECT and the foreign key check: not found, not a fault.
-        if (!(await personExists(c.orgId, c.personId))) return false;
-        throw error;
+        if (!(error instanceof ConflictError) && !(await personExists(c.orgId, c.personId))) return false;
+        return rethrowTakenPasskey(error, c);
       }
     },
 
-    createCredentialUnlessHolding(c, types): Promise<'created' | 'holding' | 'no_person'> {
-      return db.transaction(async (tx) => {
-        if (!(await lockPerson(tx, db.dialect, c.orgId, c.personId))) return 'no_person';
-        if (await holdsOneOf(tx, c.orgId, c.personId, types)) return 'holding';
-        await tx.run(
-          `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, 0, NULL, $8)`,
-          [c.id, c.orgId, c.personId, c.type, c.label, JSON.stringify(c.params), jsonParam(c.secret), c.createdAt],
-        );
-        return 'created';
-      });
+    async createCredentialUnlessHolding(c, types): Promise<'created' | 'holding' | 'no_person'> {
+      try {
+        return await db.transaction(async (tx) => {
+          if (!(await lockPerson(tx, db.dialect, c.orgId, c.personId))) return 'no_person';
+          if (await holdsOneOf(tx, c.orgId, c.personId, types)) return 'holding';
+          await refuseTakenPasskey(tx, c);
+          await tx.run(
+            `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 0, NULL, $8)`,
+            [c.id, c.orgId, c.personId, c.type, c.label, JSON.stringify(c.params), jsonParam(c.secret), c.createdAt],
+          );
+          return 'created';
+        });
+      } catch (error) {
+        return rethrowTakenPasskey(error, c);
+      }
     },
 
     async getCredential(orgId, personId, id): Promise<Credential | undefined> {

@@ -38,12 +38,18 @@ export interface CredentialStore {
    * Stores a new credential at version 0. Returns false, storing nothing, when the person is
    * not a person of the organisation (or is deleted meanwhile): a credential never outlives
    * its person, whose deletion removes their credentials in the same transaction.
+   *
+   * A `public-key` credential is the one thing the store reads params of: its
+   * `webauthn_credential_id` is the organisation's once, whoever holds it (W3C WebAuthn §7.1 step
+   * 26). One the organisation has already, for any person, throws ConflictError 'passkey' and
+   * stores nothing; of concurrent callers with the same id exactly one succeeds (a unique index).
    */
   createCredential(credential: Omit<Credential, 'version' | 'lastUsed'>): Promise<boolean>;
   /**
    * Stores a new credential at version 0 only while its person holds no credential of `types`,
    * one decision for any number of concurrent callers (the person's row is held meanwhile):
-   * 'created', 'holding' when they hold one already (nothing stored), or 'no_person'.
+   * 'created', 'holding' when they hold one already (nothing stored), or 'no_person'. A passkey
+   * the organisation has already throws as in createCredential.
    */
   createCredentialUnlessHolding(credential: Omit<Credential, 'version' | 'lastUsed'>, types: readonly string[]): Promise<'created' | 'holding' | 'no_person'>;
   getCredential(orgId: string, personId: string, id: string): Promise<Credential | undefined>;

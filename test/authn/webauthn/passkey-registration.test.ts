@@ -5,7 +5,7 @@ import { loginPerson, passwordJwt, passwordPerson } from '../../helpers/authn.ts
 import { backends } from '../../helpers/backends.ts';
 import { EXCHANGE, JWT_TYPE, mintPersonToken, registerClient, token } from '../../helpers/oauth.ts';
 import { errorCodes, type Response, startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
-import { configurePasskeys, ORIGIN, passkeyLogin, RP_ID } from './passkeys.ts';
+import { configurePasskeys, importParams, ORIGIN, passkeyLogin, RP_ID, userHandleOf } from './passkeys.ts';
 
 const OPTIONS = '/authn/webauthn/registration/options';
 const VERIFY = '/authn/webauthn/registration/verify';
@@ -22,6 +22,10 @@ for (const backend of backends()) {
     after(() => t.close());
 
     const bearer = (jwt: string) => ({ 'service-orgid': org.orgId, authorization: `Bearer ${jwt}` });
+    const passkeysOf = async (personId: string) =>
+      (await t.call('GET', `/persons/${personId}/credentials`, { as: org })).body.result.filter((c: { type: string }) => c.type === 'public-key');
+    const TAKEN = (field: string) =>
+      `${field}: this passkey is already registered in the organisation, for this person or another; a passkey belongs to one person`;
 
     /** Options then the authenticator's attestation then verify, all as `as`. */
     async function register(
@@ -79,7 +83,76 @@ for (const backend of backends()) {
       const authenticator = new SoftwareAuthenticator();
       assert.equal((await register(org, authenticator, { person_id: person.id })).status, 201);
       const twice = await register(org, authenticator, { person_id: person.id });
-      assert.deepEqual([twice.status, errorCodes(twice.body)], [409, ['CONFLICT']]);
+      assert.deepEqual([twice.status, errorCodes(twice.body), twice.body.errors[0].message], [409, ['PASSKEY_ALREADY_REGISTERED'], TAKEN('body.response')]);
+      assert.equal((await passkeysOf(person.id)).length, 1);
+    });
+
+    it('regression: one passkey was registered for two persons and imported for a third; now a credential id is the organisation’s once (W3C WebAuthn §7.1 step 26): 409 PASSKEY_ALREADY_REGISTERED naming the field, nothing stored, and another organisation may hold it', async () => {
+      const [holder, second, third] = [await loginPerson(t, org), await loginPerson(t, org), await loginPerson(t, org)];
+      const authenticator = new SoftwareAuthenticator();
+      assert.equal((await register(org, authenticator, { person_id: holder.id })).status, 201);
+      const registered = await register(org, authenticator, { person_id: second.id });
+      assert.deepEqual(
+        [registered.status, errorCodes(registered.body), registered.body.errors[0].message],
+        [409, ['PASSKEY_ALREADY_REGISTERED'], TAKEN('body.response')],
+      );
+      const imported = await t.call('POST', `/persons/${third.id}/credentials`, { as: org, body: { type: 'public-key', params: importParams(authenticator) } });
+      assert.deepEqual(
+        [imported.status, errorCodes(imported.body), imported.body.errors[0].message],
+        [409, ['PASSKEY_ALREADY_REGISTERED'], TAKEN('body.params.webauthn_credential_id')],
+      );
+      assert.deepEqual([(await passkeysOf(second.id)).length, (await passkeysOf(third.id)).length], [0, 0]);
+      const events = await t.call('GET', '/audit/events?type=credential.created&limit=100', { as: org });
+      const createdFor = events.body.result.map((e: { data: Record<string, unknown> }) => e.data.person_id);
+      assert.ok(createdFor.includes(holder.id), 'the events are read');
+      assert.ok(!createdFor.includes(second.id) && !createdFor.includes(third.id), 'no credential.created event for a refused one');
+      // The holder's passkey is untouched and logs in as the holder (the software authenticator took
+      // the refused ceremony's user.id as its user handle: the holder's is given back).
+      const loggedIn = await passkeyLogin(t, org, holder.email, authenticator, { userHandle: userHandleOf(holder.id) });
+      assert.deepEqual([loggedIn.status, loggedIn.body.result?.person_id], [200, holder.id]);
+
+      const elsewhere = await t.org();
+      await configurePasskeys(t, elsewhere);
+      const stranger = await loginPerson(t, elsewhere);
+      assert.equal((await register(elsewhere, authenticator, { person_id: stranger.id })).status, 201, 'another organisation is another relying party');
+    });
+
+    it('refuses a registration of a passkey imported for another person, and an import of a registered one', async () => {
+      const [importer, registrant] = [await loginPerson(t, org), await loginPerson(t, org)];
+      const imported = new SoftwareAuthenticator();
+      assert.equal(
+        (await t.call('POST', `/persons/${importer.id}/credentials`, { as: org, body: { type: 'public-key', params: importParams(imported) } })).status,
+        201,
+      );
+      const registered = await register(org, imported, { person_id: registrant.id });
+      assert.deepEqual([registered.status, errorCodes(registered.body)], [409, ['PASSKEY_ALREADY_REGISTERED']]);
+      assert.deepEqual(await passkeysOf(registrant.id), []);
+    });
+
+    it('of concurrent registrations and imports of one passkey for six persons, exactly one is stored; the others are 409 PASSKEY_ALREADY_REGISTERED', async () => {
+      const persons = await Promise.all(Array.from({ length: 6 }, () => loginPerson(t, org)));
+      const authenticator = new SoftwareAuthenticator();
+      // Each registration's options first, so that the six verify and import calls race.
+      const ceremonies = await Promise.all(
+        persons.slice(0, 3).map(async (person) => {
+          const started = (await t.call('POST', OPTIONS, { as: org, body: { person_id: person.id } })).body.result;
+          const response = authenticator.register({ challenge: started.options.challenge, rpId: RP_ID, origin: ORIGIN, userId: started.options.user.id });
+          return { challenge_id: started.challenge_id, response };
+        }),
+      );
+      const answers = await Promise.all([
+        ...ceremonies.map((body) => t.call('POST', VERIFY, { as: org, body })),
+        ...persons
+          .slice(3)
+          .map((person) => t.call('POST', `/persons/${person.id}/credentials`, { as: org, body: { type: 'public-key', params: importParams(authenticator) } })),
+      ]);
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409], JSON.stringify(answers.map((a) => a.body)));
+      for (const refused of answers.filter((a) => a.status === 409)) assert.deepEqual(errorCodes(refused.body), ['PASSKEY_ALREADY_REGISTERED']);
+      const held = (await Promise.all(persons.map((person) => passkeysOf(person.id)))).flat();
+      assert.deepEqual(
+        held.map((c: any) => c.params.webauthn_credential_id),
+        [authenticator.credentialId],
+      );
     });
 
     it('refuses an attestation from another origin, and a spent challenge, with 400 naming the field', async () => {

@@ -51,6 +51,8 @@ const V = W3C_TEST_VECTORS;
 const GENERIC_401 = 'authentication: the handle and the secret do not match';
 const DOES_NOT_VERIFY =
   "body.response: does not verify: the attestation must answer this challenge, from one of the organisation's origins, for its RP id, with user verification";
+/** The verifiers' reason (logged) for an answer whose clientDataJSON says "crossOrigin": true. */
+const CROSS_ORIGIN_IFRAME = /^the ceremony ran in a cross-origin iframe \(clientDataJSON\.crossOrigin is true\), which this service never expects$/;
 
 for (const backend of backends()) {
   describe(`Published passkey answers through the ceremonies on ${backend.name}`, () => {
@@ -134,6 +136,28 @@ for (const backend of backends()) {
       const loggedIn = await asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response: assertionResponse(vector) });
       assert.equal(loggedIn.status, 200, JSON.stringify(loggedIn.body));
       assert.equal(loggedIn.body.result.person_id, person.id);
+    });
+
+    it('refuses over the API a login and a registration made in a cross-origin iframe (W3C none/ES256 "crossOrigin": true): the generic 401 and the 400 of any answer that does not verify, audited, nothing stored or counted', async () => {
+      const vector = V.noneEs256CrossOrigin;
+      const org = await organisation(W3C_RP_ID, [W3C_ORIGIN]);
+      const holder = await loginPerson(t, org);
+      // Held by import, as a passkey registered elsewhere would be: the service never registers it.
+      await importCredential(t, org, holder.id, 'public-key', importParams(vector));
+      const before = await storedAuthenticator(t, org, holder.id);
+      const challenge_id = await loginCeremony(org, holder.email, challengeOf(vector.authentication.challenge));
+      const login = await asBrowser(t, org, '/authn/webauthn/verify', { challenge_id, response: assertionResponse(vector) });
+      assert.deepEqual([login.status, errorCodes(login.body), login.body.errors[0].message], [401, ['UNAUTHENTICATED'], GENERIC_401]);
+      assert.deepEqual(
+        (await attemptEvents(t, org)).map((e) => [e.person_id, e.outcome, e.reason]),
+        [[holder.id, 'failure', 'assertion_refused']],
+      );
+      assert.deepEqual(await storedAuthenticator(t, org, holder.id), before, 'the counter is untouched');
+
+      const registrant = await loginPerson(t, org);
+      const registered = await registerOverApi(org, registrant.id, challengeOf(vector.registration.challenge), registrationResponse(vector));
+      assert.deepEqual([registered.status, errorCodes(registered.body), registered.body.errors[0].message], [400, ['INVALID_FIELD'], DOES_NOT_VERIFY]);
+      assert.deepEqual(await publicKeyCredentials(org, registrant.id), []);
     });
 
     for (const [name, recorded] of [
@@ -260,6 +284,13 @@ for (const backend of backends()) {
         /^Unexpected registration response type: webauthn\.get$/,
       ],
       [
+        'a ceremony run in a cross-origin iframe (W3C none/ES256 "crossOrigin": true, with user verification)',
+        [W3C_RP_ID, [W3C_ORIGIN]],
+        registrationResponse(V.noneEs256CrossOrigin),
+        challengeOf(V.noneEs256CrossOrigin.registration.challenge),
+        CROSS_ORIGIN_IFRAME,
+      ],
+      [
         'a byte of the attestation signature flipped',
         [W3C_RP_ID, [W3C_ORIGIN]],
         withAttestation(registrationResponse(packed), { sig: lastByteFlipped }),
@@ -328,6 +359,16 @@ for (const backend of backends()) {
         assertionResponse(V.noneEs256TopOrigin),
         true,
         /^Detected cross-origin authentication response from top origin of "https:\/\/example\.com", but a value for `expectedTopOrigin` was not specified/,
+        'assertion_refused',
+      ],
+      [
+        'a cross-origin iframe without a top origin (W3C none/ES256 "crossOrigin": true), which the library lets through',
+        W3C,
+        V.noneEs256CrossOrigin,
+        'imported',
+        assertionResponse(V.noneEs256CrossOrigin),
+        true,
+        CROSS_ORIGIN_IFRAME,
         'assertion_refused',
       ],
       [

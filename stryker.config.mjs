@@ -47,7 +47,10 @@ export default {
   concurrency: 2,
   incremental: true,
   incrementalFile: 'reports/mutation/stryker-incremental.json',
-  reporters: ['progress', 'clear-text', 'html', 'json'],
+  // event-recorder writes each mutant's result as it is known (reports/mutation/events):
+  // survivors can be read, and worked on, long before a full run ends.
+  reporters: ['progress', 'clear-text', 'html', 'json', 'event-recorder'],
+  eventReporter: { baseDir: 'reports/mutation/events' },
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   tempDirName: '.stryker-tmp',

@@ -6,6 +6,10 @@ import { normalisePath, type PathPolicy, parseHost, parseRequestTarget, sameHost
 const strict: PathPolicy = { escapedSlashes: 'reject', semicolons: 'reject', mergeSlashes: true };
 const refused = (run: () => unknown, code = 'GATEWAY_BAD_REQUEST_TARGET') =>
   assert.throws(run, (error: unknown) => error instanceof GatewayError && error.status === 400 && error.code === code);
+/** The refusal as the client reads it in the 400 body. */
+const refusedWith = (run: () => unknown, message: string, code = 'GATEWAY_BAD_REQUEST_TARGET') =>
+  assert.throws(run, (error: unknown) => error instanceof GatewayError && error.status === 400 && error.code === code && error.message === message);
+const keepSemicolons: PathPolicy = { ...strict, semicolons: 'keep' };
 
 describe('Request-target normalisation (RFC 3986 §6.2.2)', () => {
   const same: [string, string][] = [
@@ -65,15 +69,68 @@ describe('Request-target normalisation (RFC 3986 §6.2.2)', () => {
   for (const raw of ['*', 'example.com:443', 'ftp://example.com/x', 'http://user@example.com/x', 'http:///x', '/a#frag']) {
     it(`refuses the request-target ${raw}`, () => refused(() => parseRequestTarget(raw, strict)));
   }
+
+  it('reads an absolute-form target with a query and no path as the root with that query', () => {
+    assert.deepEqual(parseRequestTarget('http://example.com?x=1', strict), { path: '/', query: '?x=1', authority: 'example.com' });
+    assert.deepEqual(parseRequestTarget('https://example.com:8443?', strict), { path: '/', query: '?', authority: 'example.com:8443' });
+  });
+  it('forwards the path of an absolute-form target as sent, without a slash of its own before it', () => {
+    const keepSlashes: PathPolicy = { ...strict, mergeSlashes: false };
+    assert.deepEqual(parseRequestTarget('http://example.com/a', keepSlashes), { path: '/a', query: '', authority: 'example.com' });
+    assert.deepEqual(parseRequestTarget('http://example.com//a', keepSlashes), { path: '//a', query: '', authority: 'example.com' });
+  });
+  it('reads an absolute-form target only from the start of the request-target', () => {
+    refusedWith(() => parseRequestTarget('xhttp://example.com/x', strict), 'the request-target must be a path (/…) or an absolute http(s) URL');
+    refusedWith(() => parseRequestTarget(' http://example.com/x', strict), 'the request-target must be a path (/…) or an absolute http(s) URL');
+  });
+
+  const refusals: [string, string, PathPolicy][] = [
+    ['/a#frag', 'the request-target must not carry a fragment (#)', strict],
+    ['http://example.com/#x', 'the request-target must not carry a fragment (#)', strict],
+    ['*', 'the request-target must be a path (/…) or an absolute http(s) URL', strict],
+    ['ftp://example.com/x', 'the request-target must be a path (/…) or an absolute http(s) URL', strict],
+    ['http://user@example.com/x', 'the absolute-form target must name a host, without user information', strict],
+    ['http:///x', 'the absolute-form target must name a host, without user information', strict],
+    ['http://?x', 'the absolute-form target must name a host, without user information', strict],
+    ['/a%2Fb', 'the path holds an escaped slash (%2F, %5C) or a backslash, which upstreams read differently', strict],
+    ['/a\\b', 'the path holds an escaped slash (%2F, %5C) or a backslash, which upstreams read differently', strict],
+    ['/api;jsessionid=1/x', 'the path holds a ";", which servlet containers strip with what follows it from a segment', strict],
+    ['/open/..;/api', 'a dot-segment with parameters (..;) is not allowed in the path', keepSemicolons],
+    ['/a/.;x/b', 'a dot-segment with parameters (..;) is not allowed in the path', keepSemicolons],
+    ['/../x', 'the path climbs above the root (..)', strict],
+    ['/a/%2e%2e/../x', 'the path climbs above the root (..)', strict],
+    ['/a%zz', 'the path holds a % that does not start a percent-encoding (%XX)', strict],
+    ['/a%', 'the path holds a % that does not start a percent-encoding (%XX)', strict],
+    ['/a%4', 'the path holds a % that does not start a percent-encoding (%XX)', strict],
+    ['/a%4g/b', 'the path holds a % that does not start a percent-encoding (%XX)', strict],
+    ['/a%00b', 'the path holds an encoded control character', strict],
+    ['/a%1F', 'the path holds an encoded control character', strict],
+    ['/a%7f', 'the path holds an encoded control character', strict],
+  ];
+  for (const [raw, message, policy] of refusals) {
+    it(`refuses ${raw} with: ${message}`, () => refusedWith(() => parseRequestTarget(raw, policy), message));
+  }
+
+  it('keeps a segment that only ends in "." before a ";" when semicolons are kept: it is not a dot-segment', () => {
+    assert.equal(normalisePath('/v1.;x/y', keepSemicolons), '/v1.;x/y');
+    assert.equal(normalisePath('/a..;x/y', keepSemicolons), '/a..;x/y');
+  });
+  it('keeps an encoded space (%20): it is not a control character, and not unreserved', () => {
+    assert.equal(normalisePath('/a%20b/%7e', strict), '/a%20b/~');
+  });
 });
 
 describe('Host comparison', () => {
   it('ignores case, a trailing dot and the default port', () => {
     assert.deepEqual(parseHost('API.Example.COM.'), { host: 'api.example.com', port: undefined });
     assert.deepEqual(parseHost('[::1]:8000'), { host: '[::1]', port: '8000' });
+    assert.deepEqual(parseHost('example.com:65535'), { host: 'example.com', port: '65535' });
     assert.ok(sameHost(parseHost('Example.com.:80'), parseHost('example.com'), '80'));
     assert.ok(!sameHost(parseHost('example.com:8080'), parseHost('example.com'), '80'));
     assert.ok(!sameHost(parseHost('evil.com'), parseHost('example.com'), '80'));
+  });
+  it('reads an empty Host as no host (RFC 9112 §3.2 allows it)', () => {
+    assert.deepEqual(parseHost(''), { host: '', port: undefined });
   });
   for (const raw of [
     'exa mple.com',
@@ -82,6 +139,9 @@ describe('Host comparison', () => {
     'example.com:123456',
     'example.com:70000',
     '[zz::1]',
+    '[..]',
+    '[1::2::3]',
+    '[::1',
     'a,for=6.6.6.6',
     'a;proto=https',
     'secure.example.com..',
@@ -90,6 +150,6 @@ describe('Host comparison', () => {
     'a..b',
     'example.com:',
   ]) {
-    it(`refuses the Host ${JSON.stringify(raw)}`, () => refused(() => parseHost(raw), 'GATEWAY_BAD_HOST'));
+    it(`refuses the Host ${JSON.stringify(raw)}`, () => refusedWith(() => parseHost(raw), 'the Host header is not a valid host[:port]', 'GATEWAY_BAD_HOST'));
   }
 });

@@ -42,7 +42,8 @@ const bad = (message: string) => new GatewayError('GATEWAY_BAD_REQUEST_TARGET', 
 
 /** RFC 3986 §2.3: these decode to themselves, so `%41` and `A` are one path. */
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
-const ABSOLUTE_FORM = /^(https?):\/\/([^/?#]*)(.*)$/i;
+/** The scheme and authority of an absolute-form target; the authority runs to the first `/`, `?`, `#` or the end. */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
 /** Nothing in a path needs decoding or resolving: the hot path returns it untouched. */
 const NEEDS_WORK = /%|\\|\/\/|\/\.|;/;
 
@@ -53,11 +54,12 @@ export function parseRequestTarget(raw: string, policy: PathPolicy): RequestTarg
   if (!raw.startsWith('/')) {
     const absolute = ABSOLUTE_FORM.exec(raw);
     if (!absolute) throw bad('the request-target must be a path (/…) or an absolute http(s) URL');
-    authority = absolute[2]!;
+    authority = absolute[1]!;
     if (authority === '' || authority.includes('@')) throw bad('the absolute-form target must name a host, without user information');
-    rest = absolute[3]! || '/';
-    if (!rest.startsWith('/') && !rest.startsWith('?')) throw bad('the absolute-form target has no path');
-    if (rest.startsWith('?')) rest = `/${rest}`;
+    // What follows the authority is empty, a path or a query (`#` was refused above): an
+    // empty path is the root (RFC 9112 §3.2.2), with or without a query.
+    rest = raw.slice(absolute[0].length);
+    if (!rest.startsWith('/')) rest = `/${rest}`;
   }
   const mark = rest.indexOf('?');
   const path = mark === -1 ? rest : rest.slice(0, mark);
@@ -71,6 +73,7 @@ export function parseRequestTarget(raw: string, policy: PathPolicy): RequestTarg
  * rather than clamped, since no honest client sends one.
  */
 export function normalisePath(path: string, policy: PathPolicy): string {
+  // Stryker disable next-line ConditionalExpression: a fast path only; for a path (always starting with /) without %, \, //, /. or ; the work below returns it unchanged
   if (!NEEDS_WORK.test(path)) return path;
   let decoded = decodeUnreserved(path);
   if (policy.escapedSlashes === 'reject' && /%2F|%5C|\\/.test(decoded)) {
@@ -98,9 +101,8 @@ export function normalisePath(path: string, policy: PathPolicy): string {
 }
 
 function decodeUnreserved(path: string): string {
-  if (!path.includes('%')) return path;
-  return path.replace(/%(..)?/g, (_match, hex: string | undefined) => {
-    if (hex === undefined || !/^[0-9A-Fa-f]{2}$/.test(hex)) throw bad('the path holds a % that does not start a percent-encoding (%XX)');
+  return path.replace(/%([0-9A-Fa-f]{2})?/g, (_match, hex: string | undefined) => {
+    if (hex === undefined) throw bad('the path holds a % that does not start a percent-encoding (%XX)');
     const code = Number.parseInt(hex, 16);
     // An encoded NUL or control character has no business in a path and truncates or
     // splits it in some upstreams.
@@ -123,16 +125,19 @@ export interface HostAndPort {
  */
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9_-]+\.)*[A-Za-z0-9_-]+\.?)(?::(\d{1,5}))?$/;
 
+const badHost = () => new GatewayError('GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
+
 export function parseHost(value: string): HostAndPort {
   // RFC 9112 §3.2: an empty Host is allowed; it matches only host patterns of `*`.
   if (value === '') return { host: '', port: undefined };
   const match = HOST_PORT.exec(value);
+  if (!match) throw badHost();
+  const name = match[1]!;
+  const port = match[2];
   // The brackets hold an IPv6 address (RFC 3986 §3.2.2), not any run of hex digits, colons and dots (`[..]`).
-  const literal = match?.[1]?.startsWith('[') ? match[1].slice(1, -1) : undefined;
-  const badLiteral = literal !== undefined && !isIPv6(literal);
-  if (!match || badLiteral || Number(match[2] ?? 0) > 65_535) throw new GatewayError('GATEWAY_BAD_HOST', 'the Host header is not a valid host[:port]');
-  const host = match[1]!.toLowerCase().replace(/\.$/, '');
-  return { host, port: match[2] };
+  if (name.startsWith('[') && !isIPv6(name.slice(1, -1))) throw badHost();
+  if (Number(port ?? 0) > 65_535) throw badHost();
+  return { host: name.toLowerCase().replace(/\.$/, ''), port };
 }
 
 /** Two spellings of one host (case, trailing dot, default port) are the same host. */

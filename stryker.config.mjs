@@ -10,6 +10,7 @@ export default {
       'test/authn/totp-*.test.ts',
       'test/authn/webauthn/*.test.ts',
       'test/gateway/request-target.test.ts',
+      'test/gateway/token-exchange-credentials.test.ts',
       'test/gateway/token-exchange.test.ts',
       'test/gateway/proxy.test.ts',
       'test/fuzz/gateway/request-target*.test.ts',

@@ -4,7 +4,7 @@ import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
 import { newVerificationCode } from './code.ts';
 import { callerData, IDENTITY_INITIATE_LIMIT, identityKey, VERIFICATION_TTL_MS, type VerificationCaller, type VerificationDeps } from './deps.ts';
-import { noVerifiableIdentity, unverifiableReason } from './verifiable.ts';
+import { noVerifiableIdentity, verifiability } from './verifiable.ts';
 import { identityRateLimited } from './verify.ts';
 
 export interface InitiateRequest {
@@ -38,12 +38,12 @@ export async function initiateVerification(
       ...extra,
     });
 
-  const identity = await directory.lookup(org.id, body.connection_id, by);
-  const reason = unverifiableReason(identity);
-  if (reason !== null || !identity?.email) {
-    await audit('refused', reason);
+  const verifiable = verifiability(await directory.lookup(org.id, body.connection_id, by));
+  if (verifiable.reason !== null) {
+    await audit('refused', verifiable.reason);
     throw noVerifiableIdentity(by);
   }
+  const { identity } = verifiable;
 
   const limit = await store.takeRateLimit({
     orgId: org.id,

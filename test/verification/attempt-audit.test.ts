@@ -199,7 +199,7 @@ for (const backend of backends()) {
       ]);
     });
 
-    it('the sixth initiate for one identity in ten minutes is 429 with Retry-After, audited as identity_rate_limited with the identity', async () => {
+    it('the sixth initiate for one identity in ten minutes is 429 with Retry-After, audited as identity_rate_limited with the identity; another identity is not limited', async () => {
       const { identity, initiateByEmail, started, audit } = await tenant();
       const person = await identity();
       for (let i = 0; i < 5; i++) await started(person);
@@ -213,6 +213,7 @@ for (const backend of backends()) {
       ]);
       const last = (await audit('verification.initiated')).at(-1)!;
       assert.deepEqual([last.outcome, last.reason, last.identity_id], ['refused', 'identity_rate_limited', person]);
+      await started(await identity());
     });
 
     it('the eleventh attempt at one identity in an hour is 429 with Retry-After, audited as identity_rate_limited', async () => {
@@ -235,8 +236,8 @@ for (const backend of backends()) {
       assert.deepEqual([last.verification_id, last.outcome, last.reason, last.identity_id], [third, 'refused', 'identity_rate_limited', person]);
     });
 
-    it("an operator's thirty-first attempt in a minute is 429 with Retry-After, audited as operator_rate_limited", async () => {
-      const { identity, started, guess, audit } = await tenant();
+    it("an operator's thirty-first attempt in a minute is 429 with Retry-After, audited as operator_rate_limited; another operator is not limited", async () => {
+      const { org, identity, started, guess, audit } = await tenant();
       // Four guesses at each of eight verifications: none closes, and no identity reaches its own limit.
       const ids: string[] = [];
       for (let i = 0; i < 8; i++) ids.push(await started(await identity()));
@@ -246,6 +247,8 @@ for (const backend of backends()) {
       assert.deepEqual(refusal(limited), [429, 'OPERATOR_RATE_LIMITED', 'operator: too many verification attempts; retry after 1 s', '1']);
       const last = (await audit('verification.attempt')).at(-1)!;
       assert.deepEqual([last.verification_id, last.outcome, last.reason], [ids[7], 'refused', 'operator_rate_limited']);
+      const another = (await doorsOf(t, org)).operators.verifier;
+      assert.deepEqual((await guess(ids[7]!, another)).body.result, { verified: false }, 'another operator has a limit of their own');
     });
   });
 }

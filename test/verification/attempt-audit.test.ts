@@ -56,6 +56,7 @@ for (const backend of backends()) {
     it('a right code is verified, audited with the operator; used again it is 404, audited as spent', async () => {
       await fresh();
       const { identity, id, code } = await h.started(door);
+      assert.match(id, /^evf_[0-9a-z]{26}$/, 'a verification id is typed, as docs/email-verification.md shows');
       assert.deepEqual((await verify(id, code)).body.result, { verified: true });
       assert.deepEqual(refusal(await verify(id, code)), [404, 'NOT_FOUND', NO_OPEN, null]);
       assert.deepEqual(await attempts(id), [

@@ -182,7 +182,7 @@ for (const backend of backends()) {
         door.verify({ verification_id: id, connection_id: scim.connectionId, code: '000000' }, operator);
       const audit = (type: 'verification.attempt' | 'verification.initiated') => auditOf(t, org, type);
       const initiateByEmail = (identityId: string) => door.initiate({ connection_id: scim.connectionId, email: emails.get(identityId) });
-      return { org, identity, initiate, initiateByEmail, started, guess, audit };
+      return { org, connectionId: scim.connectionId, identity, initiate, initiateByEmail, started, guess, audit };
     };
 
     it('an expired verification is 404, audited as open_expired; a replaced one that expired too as closed_expired', async () => {
@@ -217,8 +217,8 @@ for (const backend of backends()) {
       await started(await identity());
     });
 
-    it('the eleventh attempt at one identity in an hour is 429 with Retry-After, audited as identity_rate_limited', async () => {
-      const { identity, started, guess, audit } = await tenant();
+    it('the eleventh attempt at one identity in an hour is 429 with Retry-After, audited as identity_rate_limited, counted where every replica counts it', async () => {
+      const { org, connectionId, identity, started, guess, audit } = await tenant();
       const person = await identity();
       for (let round = 0; round < 2; round++) {
         const id = await started(person);
@@ -235,6 +235,10 @@ for (const backend of backends()) {
       ]);
       const last = (await audit('verification.attempt')).at(-1)!;
       assert.deepEqual([last.verification_id, last.outcome, last.reason, last.identity_id], [third, 'refused', 'identity_rate_limited', person]);
+      // The counter is stored under a name every replica, of this release or the one before, counts the identity's attempts in.
+      const key = `verify-identity:${connectionId}:${person}`;
+      const counted = await t.service.store.takeRateLimit({ orgId: org.orgId, key, now: clock.at, limit: 10, windowMs: 60 * 60_000 });
+      assert.deepEqual([counted.allowed, counted.count], [false, 12], 'ten attempts, the refused eleventh, and this one');
     });
 
     it("an operator's thirty-first attempt in a minute is 429 with Retry-After, audited as operator_rate_limited; another operator is not limited", async () => {

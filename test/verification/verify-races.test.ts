@@ -17,7 +17,10 @@ const NO_OPEN = 'body.verification_id: no open verification has this id (unknown
 const refusal = (answer: Response) => [answer.status, answer.body.errors?.[0]?.code, answer.body.errors?.[0]?.message];
 
 /** What another request does between two steps of a verify, once. */
-type Meanwhile = { before: 'takeEmailVerificationAttemptIf' | 'spendEmailVerificationIf' | 'getIdentity'; act: (store: Store) => Promise<void> };
+type Meanwhile = {
+  before: 'takeEmailVerificationAttemptIf' | 'getEmailVerification' | 'spendEmailVerificationIf' | 'getIdentity';
+  act: (store: Store) => Promise<void>;
+};
 
 /**
  * A verify whose verification or identity another request changes between its steps (design
@@ -122,6 +125,24 @@ for (const backend of backends()) {
     it('every attempt taken by verifies still in flight is 429 in flight (not "closed"), audited as too_many_attempts', async () => {
       const v = await started();
       meanwhile = { before: 'takeEmailVerificationAttemptIf', act: fiveInFlight(v.id) };
+      assert.deepEqual(refusal(await v.verify()), [
+        429,
+        'TOO_MANY_VERIFICATION_ATTEMPTS',
+        'verification: all 5 attempts are taken by verifies still in progress; initiate a new one if none of them succeeds',
+      ]);
+      assert.deepEqual(await v.attempts(), [['refused', 'too_many_attempts']]);
+    });
+
+    it('every attempt taken in flight, one given back before the verification is read again: still 429 in flight, not "no open verification"', async () => {
+      const v = await started();
+      meanwhile = {
+        before: 'takeEmailVerificationAttemptIf',
+        act: async (store) => {
+          await fiveInFlight(v.id)(store);
+          // The next read is this verify's own, after its take failed: one of the five gives its attempt back first.
+          meanwhile = { before: 'getEmailVerification', act: (s) => s.giveBackEmailVerificationAttempt(org.orgId, v.id) };
+        },
+      };
       assert.deepEqual(refusal(await v.verify()), [
         429,
         'TOO_MANY_VERIFICATION_ATTEMPTS',

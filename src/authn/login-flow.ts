@@ -105,7 +105,8 @@ export class LoginFlow {
       throw error;
     }
 
-    if (outcome.kind === 'failure' || !person) {
+    // Anything but a success is a failure (fail closed).
+    if (outcome.kind !== 'success' || !person) {
       await ticket.failed();
       await audit('failure', outcome.kind === 'failure' ? outcome.reason : 'unknown_handle');
       // Only a judged failure waits: a 429 (counted alike for known and unknown handles) or a 503

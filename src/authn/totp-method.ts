@@ -38,9 +38,8 @@ export function totpMethod(code: string, { store, context, now }: TotpMethodDeps
         let credential: Credential | undefined = listed;
         for (let round = 0; credential && round < MAX_SPEND_ROUNDS; round++) {
           const spend = spendCode(credential, code, context, now());
-          if (spend.kind === 'no_match') break;
-          if (spend.kind === 'replayed') {
-            reason = 'replayed';
+          if (spend.kind !== 'spend') {
+            if (spend.kind === 'replayed') reason = 'replayed';
             break;
           }
           if (await store.updateCredentialIf(orgId, credential.id, credential.version, spend.next)) {

@@ -11,9 +11,13 @@ export const LAST_USED_STEP = 'last_used_step';
 /** What a code would spend: a time step or a recovery code, as the credential's next version. */
 export type TotpSpend = { kind: 'spend'; method: 'totp' | 'recovery_code'; next: CredentialData } | { kind: 'replayed' } | { kind: 'no_match' };
 
-export function lastUsedStep(credential: Pick<Credential, 'secret'>): number | undefined {
-  const step = credential.secret?.[LAST_USED_STEP];
-  return typeof step === 'number' ? step : undefined;
+/**
+ * The last step accepted, or -Infinity when none was: every step is after it. Only withUsedStep
+ * writes the field, always a number (no API sets `secret`); asked once verifyTotp has read the secret.
+ */
+function lastUsedStep(credential: Pick<Credential, 'secret'>): number {
+  // Stryker disable next-line OptionalChaining: spendCode asks only after verifyTotp accepted the secret (readStoredTotp throws on a null one)
+  return (credential.secret?.[LAST_USED_STEP] ?? -Infinity) as number;
 }
 
 /** `secret` with the step recorded as used. */
@@ -28,17 +32,12 @@ export function withUsedStep(secret: Credential['secret'], step: number): Record
 export function spendCode(credential: Credential, code: string, context: CredentialTypeContext, nowMs: number): TotpSpend {
   const step = verifyTotp(code, credential, context, nowMs);
   if (step !== undefined) {
-    const last = lastUsedStep(credential);
-    if (last !== undefined && step <= last) return { kind: 'replayed' };
+    if (step <= lastUsedStep(credential)) return { kind: 'replayed' };
     return { kind: 'spend', method: 'totp', next: { params: { ...credential.params }, secret: withUsedStep(credential.secret, step) } };
   }
   const match = matchRecoveryCode(code, credential, context);
   if (!match) return { kind: 'no_match' };
   // withoutRecoveryCode keeps only the type's own fields; the used step is carried over here.
-  const remaining = withoutRecoveryCode(credential, match.hash).secret?.recovery_code_hashes;
-  return {
-    kind: 'spend',
-    method: 'recovery_code',
-    next: { params: { ...credential.params }, secret: { ...credential.secret, recovery_code_hashes: remaining } },
-  };
+  const { secret } = withoutRecoveryCode(credential, match.hash);
+  return { kind: 'spend', method: 'recovery_code', next: { params: { ...credential.params }, secret: { ...credential.secret, ...secret } } };
 }

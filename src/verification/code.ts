@@ -28,9 +28,8 @@ export interface VerificationHasher {
 export function verificationHasher(secret: string): VerificationHasher {
   // A KeyObject, made once: createHmac given raw bytes prepares a new key on every call.
   const codeKey = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'tessera', CODE_HASH_PURPOSE, 32)));
-  // The id's length goes first, so no (id, code) pair can be spelt as another.
-  const digest = (verificationId: string, code: string) =>
-    createHmac('sha256', codeKey).update(`${verificationId.length}:${verificationId}:${code}`, 'utf8').digest();
+  // The id's length goes first, so no (id, code) pair can be spelt as another. (A string is hashed as UTF-8.)
+  const digest = (verificationId: string, code: string) => createHmac('sha256', codeKey).update(`${verificationId.length}:${verificationId}:${code}`).digest();
   return {
     hashCode: (verificationId, code) => digest(verificationId, code).toString('base64url'),
     codeMatches(verificationId, code, storedHash) {

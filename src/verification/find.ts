@@ -3,7 +3,7 @@ import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
 import { callerData, OPERATOR_LIMIT, type VerificationCaller, type VerificationDeps } from './deps.ts';
 import type { InitiateRequest } from './initiate.ts';
-import { noVerifiableIdentity, unverifiableReason } from './verifiable.ts';
+import { noVerifiableIdentity, verifiability } from './verifiable.ts';
 import { operatorRateLimited } from './verify.ts';
 
 /**
@@ -36,12 +36,11 @@ export async function findIdentity(
     await audit('refused', 'operator_rate_limited', null);
     throw operatorRateLimited(limit.retryAfterMs);
   }
-  const identity = await directory.lookup(org.id, body.connection_id, by);
-  const reason = unverifiableReason(identity);
-  if (reason !== null || !identity) {
-    await audit('not_found', reason, identity?.identityId ?? null);
+  const verifiable = verifiability(await directory.lookup(org.id, body.connection_id, by));
+  if (verifiable.reason !== null) {
+    await audit('not_found', verifiable.reason, verifiable.identity?.identityId ?? null);
     throw noVerifiableIdentity(by);
   }
-  await audit('found', null, identity.identityId);
-  return identity;
+  await audit('found', null, verifiable.identity.identityId);
+  return verifiable.identity;
 }

@@ -4,7 +4,7 @@ import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
 import { newVerificationCode } from './code.ts';
 import { callerData, IDENTITY_INITIATE_LIMIT, identityKey, VERIFICATION_TTL_MS, type VerificationCaller, type VerificationDeps } from './deps.ts';
-import { noVerifiableIdentity, unverifiableReason } from './verifiable.ts';
+import { noVerifiableIdentity, verifiability } from './verifiable.ts';
 import { identityRateLimited } from './verify.ts';
 
 export interface InitiateRequest {
@@ -26,7 +26,8 @@ export async function initiateVerification(
   body: InitiateRequest,
 ): Promise<{ verification_id: string; expires_at: string }> {
   const { store, directory, hasher, now } = deps;
-  const by = body.identity_id !== undefined ? { identityId: body.identity_id } : { email: body.email ?? '' };
+  // Every door names exactly one of the two (identityNamedOnce; the console's send an identity_id).
+  const by = body.identity_id !== undefined ? { identityId: body.identity_id } : { email: body.email as string };
   const audit = (outcome: string, reason: string | null, extra: Record<string, unknown> = {}) =>
     recordEvent(store, now(), org.id, 'verification.initiated', {
       ...callerData(caller),
@@ -37,12 +38,12 @@ export async function initiateVerification(
       ...extra,
     });
 
-  const identity = await directory.lookup(org.id, body.connection_id, by);
-  const reason = unverifiableReason(identity);
-  if (reason !== null || !identity?.email) {
-    await audit('refused', reason);
+  const verifiable = verifiability(await directory.lookup(org.id, body.connection_id, by));
+  if (verifiable.reason !== null) {
+    await audit('refused', verifiable.reason);
     throw noVerifiableIdentity(by);
   }
+  const { identity } = verifiable;
 
   const limit = await store.takeRateLimit({
     orgId: org.id,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { CODE_PATTERN } from './code.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -13,7 +14,7 @@ export const InitiateBody = Type.Object(
 
 const VerifyFields = {
   verification_id: Id,
-  code: Type.String({ pattern: '^\\d{6}$', description: 'The 6 digits the person read from the email' }),
+  code: Type.String({ pattern: CODE_PATTERN.source, description: 'The 6 digits the person read from the email' }),
   connection_id: Id,
 };
 

@@ -2,16 +2,24 @@ import type { DirectoryIdentity, IdentityRef } from '../connections/identity-dir
 import { ApiError } from '../errors/api-error.ts';
 import { canonicalEmailAddress, emailAddressProblem } from '../validation/email.ts';
 
+/** An identity that can be sent a code, with the one address to send it to. */
+export type VerifiableIdentity = DirectoryIdentity & { email: string };
+
 /**
- * Why an identity cannot be sent a code, or null when it can: it must be in its connection,
- * active, and hold exactly one valid address. A directory value is attacker-editable input, and
- * a mail library reads "a@x, b@y" or a display-name form as other recipients.
+ * Whether an identity can be sent a code: it must be in its connection, active, and hold exactly
+ * one valid address; `reason` says why not (null: it can). A directory value is attacker-editable
+ * input, and a mail library reads "a@x, b@y" or a display-name form as other recipients.
  */
-export function unverifiableReason(identity: DirectoryIdentity | undefined): 'not_in_connection' | 'inactive' | 'no_email' | null {
-  if (!identity) return 'not_in_connection';
-  if (!isActive(identity)) return 'inactive';
-  if (!identity.email || emailAddressProblem(canonicalEmailAddress(identity.email)) !== undefined) return 'no_email';
-  return null;
+export function verifiability(
+  identity: DirectoryIdentity | undefined,
+): { reason: null; identity: VerifiableIdentity } | { reason: 'not_in_connection' | 'inactive' | 'no_email'; identity: DirectoryIdentity | undefined } {
+  if (!identity) return { reason: 'not_in_connection', identity };
+  if (!isActive(identity)) return { reason: 'inactive', identity };
+  const { email } = identity;
+  // The address check is defence in depth: both directories answer an address that passed it (usableEmail) or null.
+  // Stryker disable next-line ConditionalExpression: emailAddressProblem is never defined for a DirectoryIdentity's email (usableEmail ran the same check)
+  if (!email || emailAddressProblem(canonicalEmailAddress(email)) !== undefined) return { reason: 'no_email', identity };
+  return { reason: null, identity: { ...identity, email } };
 }
 
 /**

@@ -88,10 +88,11 @@ export async function verifyCode(
   if (!taken.taken) {
     const current = await store.getEmailVerification(org.id, verification.id);
     if (current?.closedReason === 'too_many_attempts') return refuse(tooManyWrongCodes(), 'too_many_attempts', verification);
-    // Still open with every attempt taken: verifies in flight hold them, and none has been
-    // judged wrong five times, so "closed after five wrong codes" would not be true.
+    // Still open and unexpired, yet no attempt was left at the take: verifies in flight held them
+    // all (one may have given its attempt back since), and none was judged wrong five times, so
+    // "closed after five wrong codes" would not be true, nor "no open verification".
     // (Not when it expired meanwhile: that is "no longer open", like any expired one.)
-    if (current?.state === 'open' && current.attempts >= MAX_WRONG_CODES && current.expiresAt > now()) {
+    if (current?.state === 'open' && current.expiresAt > now()) {
       return refuse(attemptsInFlight(), 'too_many_attempts', verification);
     }
     return refuse(noOpenVerification(), 'no_longer_open', verification);

@@ -31,7 +31,8 @@ const MAX_COUNTER_RACES = 5;
  * concurrent assertions cannot both claim the same counter value.
  */
 export async function checkAssertion(store: CredentialStore, input: AssertionInput): Promise<AssertionOutcome> {
-  const responseId = (input.response as { id?: unknown } | null)?.id;
+  // Every door's schema requires the response to be an object with a string id.
+  const responseId = (input.response as { id: string }).id;
   for (let race = 0; race < MAX_COUNTER_RACES; race++) {
     const credentials = await store.listCredentialsOfType(input.orgId, input.personId, 'public-key');
     const credential = credentials.find((c) => readStoredPublicKeyParams(c.params).webauthn_credential_id === responseId);

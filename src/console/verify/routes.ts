@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import type { IdentityConnection } from '../../store/connections/store.ts';
+import { CODE_PATTERN } from '../../verification/code.ts';
 import { MAX_WRONG_CODES } from '../../verification/deps.ts';
 import { findIdentity } from '../../verification/find.ts';
 import { initiateVerification } from '../../verification/initiate.ts';
@@ -93,7 +94,7 @@ export function verifyRoutes(deps: ConsoleDeps) {
       if (!open) return outcomePage(reply, ctx, 'gone');
       const state = { verificationId: open.id, sentTo: open.emailSentTo, expiresAt: open.expiresAt };
       const code = field(request.body, 'code').trim();
-      if (!/^\d{6}$/.test(code)) return codeEntryPage(reply, ctx, state, ['code: must be the 6 digits the caller reads out'], 400);
+      if (!CODE_PATTERN.test(code)) return codeEntryPage(reply, ctx, state, ['code: must be the 6 digits the caller reads out'], 400);
       try {
         const { verified } = await verifyCode(
           verification,

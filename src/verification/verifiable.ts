@@ -16,9 +16,10 @@ export function verifiability(
   if (!identity) return { reason: 'not_in_connection', identity };
   if (!isActive(identity)) return { reason: 'inactive', identity };
   const { email } = identity;
+  if (!email) return { reason: 'no_email', identity };
   // The address check is defence in depth: both directories answer an address that passed it (usableEmail) or null.
   // Stryker disable next-line ConditionalExpression: emailAddressProblem is never defined for a DirectoryIdentity's email (usableEmail ran the same check)
-  if (!email || emailAddressProblem(canonicalEmailAddress(email)) !== undefined) return { reason: 'no_email', identity };
+  if (emailAddressProblem(canonicalEmailAddress(email)) !== undefined) return { reason: 'no_email', identity };
   return { reason: null, identity: { ...identity, email } };
 }
 

@@ -40,11 +40,24 @@ const CLIENT_DATA_REASONS: Record<string, (ceremony: 'registration' | 'authentic
   origin: (ceremony) => new RegExp(`^Unexpected ${ceremony} response origin "`),
 };
 
-/** clientDataJSON with one member set to another JSON value (it still parses). */
-function clientDataMember(members: string[], ceremony: 'registration' | 'authentication'): fc.Arbitrary<Edit> {
-  return fc.tuple(fc.constantFrom(...members), fc.jsonValue({ maxDepth: 1 })).map(([member, value]) => ({
+/**
+ * The verifier quotes the member in its message (`${type}`), which throws for an object whose
+ * own `toString` or `valueOf` is not a function ({"toString": 0}): still a refusal, for that reason.
+ */
+const UNPRINTABLE = /^Cannot convert object to primitive value$/;
+function printable(value: unknown): boolean {
+  try {
+    return typeof `${value}` === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** clientDataJSON with `member` set to `value` (it still parses), refused for that member's reason. */
+export function clientDataEdit(member: string, value: unknown, ceremony: 'registration' | 'authentication'): Edit & { reason?: RegExp } {
+  return {
     name: `clientDataJSON.${member} set to ${JSON.stringify(value)}`,
-    ...(CLIENT_DATA_REASONS[member] ? { reason: CLIENT_DATA_REASONS[member](ceremony) } : {}),
+    ...(CLIENT_DATA_REASONS[member] ? { reason: printable(value) ? CLIENT_DATA_REASONS[member](ceremony) : UNPRINTABLE } : {}),
     apply(r) {
       const copy = structuredClone(r);
       const data = JSON.parse(Buffer.from(copy.response.clientDataJSON, 'base64url').toString('utf8'));
@@ -52,7 +65,11 @@ function clientDataMember(members: string[], ceremony: 'registration' | 'authent
       copy.response.clientDataJSON = Buffer.from(JSON.stringify(data)).toString('base64url');
       return copy;
     },
-  }));
+  };
+}
+
+function clientDataMember(members: string[], ceremony: 'registration' | 'authentication'): fc.Arbitrary<Edit> {
+  return fc.tuple(fc.constantFrom(...members), fc.jsonValue({ maxDepth: 1 })).map(([member, value]) => clientDataEdit(member, value, ceremony));
 }
 
 const someId = fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), fc.uint8Array({ minLength: 16, maxLength: 64 }).map(encode));

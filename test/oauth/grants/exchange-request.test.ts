@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { backends } from '../../helpers/backends.ts';
+import {
+  ACCESS_TOKEN_TYPE,
+  type ClientCredentials,
+  createPerson,
+  EXCHANGE,
+  JWT_TYPE,
+  mintPersonToken,
+  type OAuthResponse,
+  registerClient,
+  token,
+} from '../../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
+
+/** RFC 8693 §2.1 parameters refused before any token is read (src/oauth/grants/exchange-request.ts). */
+for (const backend of backends()) {
+  describe(`Token exchange request parameters on ${backend.name}`, () => {
+    let t: TestService;
+    let org: TestOrg;
+    let gateway: ClientCredentials;
+    let subject: string;
+
+    before(async () => {
+      t = await startTestService(backend);
+      org = await t.org();
+      gateway = await registerClient(t, org);
+      subject = await mintPersonToken(t, org, await createPerson(t, org), { scope: 'orders:read' });
+    });
+    after(() => t.close());
+
+    const exchange = (params: Record<string, string | string[]>) =>
+      token(t, { grant_type: EXCHANGE, subject_token: subject, subject_token_type: JWT_TYPE, ...params }, gateway);
+    const refusal = (response: OAuthResponse) => [response.status, response.body.error, response.body.error_description, response.body.access_token];
+
+    it('grants the plain request, so each refusal below is about the parameter it adds', async () => {
+      assert.equal((await exchange({})).status, 200);
+      assert.equal((await exchange({ scope: 'orders:read', resource: 'https://orders.example/api', audience: 'orders' })).status, 200);
+    });
+
+    it('refuses actor_token_type without actor_token', async () => {
+      for (const type of [JWT_TYPE, ACCESS_TOKEN_TYPE]) {
+        assert.deepEqual(refusal(await exchange({ actor_token_type: type })), [
+          400,
+          'invalid_request',
+          'actor_token_type was sent without actor_token',
+          undefined,
+        ]);
+      }
+    });
+
+    it('refuses a scope that is not scope tokens (RFC 6749 §3.3) as a malformed request, not as a scope beyond the subject', async () => {
+      for (const scope of ['orders:read "x"', 'orders\\read', 'orders:read\u00e9']) {
+        assert.deepEqual(refusal(await exchange({ scope })), [400, 'invalid_request', 'scope is not a space-delimited list of scope tokens', undefined], scope);
+      }
+    });
+
+    it('names each parameter that only access_token output may carry when jwt output is asked for', async () => {
+      const jwt = { requested_token_type: JWT_TYPE };
+      const onlyFor = (names: string) => [400, 'invalid_request', `${names}: only for access_token output, not for requested_token_type jwt`, undefined];
+      assert.deepEqual(refusal(await exchange({ ...jwt, resource: 'https://orders.example/api' })), onlyFor('resource'));
+      assert.deepEqual(refusal(await exchange({ ...jwt, scope: 'orders:read', resource: 'https://orders.example/api' })), onlyFor('scope, resource'));
+      assert.deepEqual(
+        refusal(await exchange({ ...jwt, scope: 'orders:read', audience: 'orders', resource: ['https://orders.example/api', 'https://orders.example/v2'] })),
+        onlyFor('scope, audience, resource'),
+      );
+    });
+  });
+}

@@ -103,7 +103,8 @@ export function readActorEarly(deps: OAuthDeps, actorToken: string | undefined, 
 /**
  * The actor: a person or client of this server (their own JWT or opaque token), a workload
  * (its JWT-SVID), or else the authenticated client itself. `early` is readActorEarly's read
- * of the same token, if it made one.
+ * of the same token: it reads every token of this server, and leaves unread only a JWT of
+ * another issuer, which is verified here as a JWT-SVID.
  */
 export async function resolveActor(
   deps: OAuthDeps,
@@ -112,14 +113,14 @@ export async function resolveActor(
   client: OAuthClient | undefined,
   orgId: string,
   config: OrganizationConfig,
-  early?: Promise<OwnToken>,
+  early: Promise<OwnToken> | undefined,
 ): Promise<Actor> {
   if (actorToken === undefined || actorTokenType === undefined) {
     if (client) return { id: client.id };
     throw oauthError('invalid_request', 'actor_token is required when the request is not authenticated as a client');
   }
-  // readActorEarly routed the token already: what it read is this server's, so its payload is not parsed again.
-  if (!early && tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) {
+  // readActorEarly routed the token already: what it left unread is a JWT of another issuer.
+  if (!early) {
     if (actorTokenType !== TOKEN_TYPE.jwt) throw oauthError('invalid_request', `actor_token_type says ${actorTokenType} but the token is ${TOKEN_TYPE.jwt}`);
     try {
       return { id: (await deps.svids.verify(actorToken, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };
@@ -132,7 +133,7 @@ export async function resolveActor(
       throw oauthError('invalid_request', `actor_token: ${error.message}`);
     }
   }
-  const actor = await (early ?? readOwn(deps, 'actor_token', actorToken, actorTokenType));
+  const actor = await early;
   if (actor.orgId !== orgId) throw oauthError('invalid_request', 'actor_token belongs to another organisation than the subject');
   // A delegated token speaks for its subject, not for whoever holds it: it cannot name an actor.
   if (actor.act) throw oauthError('invalid_request', "actor_token is itself a delegated token (it carries act); present the actor's own token");
@@ -154,6 +155,7 @@ function issuedHere(jwt: string, issuer: string): boolean {
     const payload = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { iss?: unknown };
     return payload.iss === issuer;
   } catch {
-    return false;
+    // Not JSON, or JSON null: not a token of this server.
   }
+  return false;
 }

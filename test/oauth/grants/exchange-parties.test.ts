@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import type { KeyObject } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { backends } from '../../helpers/backends.ts';
+import {
+  ACCESS_TOKEN_TYPE,
+  type ClientCredentials,
+  createPerson,
+  EXCHANGE,
+  forgeServiceJwt,
+  JWT_TYPE,
+  mintPersonToken,
+  type OAuthResponse,
+  registerClient,
+  serviceSigningKey,
+  token,
+} from '../../helpers/oauth.ts';
+import { startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
+
+const EARLIER_GENERATION = 'was issued before the person signed out everywhere, had their roles changed or a credential removed; it no longer works';
+const b64 = (text: string) => Buffer.from(text).toString('base64url');
+
+/** Who the subject and the actor of a token exchange may be (src/oauth/grants/exchange-parties.ts). */
+for (const backend of backends()) {
+  describe(`Token exchange parties on ${backend.name}`, () => {
+    let t: TestService;
+    let org: TestOrg;
+    let gateway: ClientCredentials;
+    let person: string;
+    let key: { kid: string; privateKey: KeyObject };
+
+    before(async () => {
+      t = await startTestService(backend);
+      org = await t.org();
+      gateway = await registerClient(t, org);
+      person = await createPerson(t, org);
+      key = await serviceSigningKey(t);
+    });
+    after(() => t.close());
+
+    const exchange = (params: Record<string, string>, client: ClientCredentials | undefined = gateway) =>
+      token(t, { grant_type: EXCHANGE, subject_token_type: JWT_TYPE, ...params }, client);
+    const refusal = (response: OAuthResponse) => [response.status, response.body.error, response.body.error_description, response.body.access_token];
+    const personJwt = (id = person) => mintPersonToken(t, org, id, { scope: 'orders:read' });
+
+    it('refuses a subject whose sub names neither a person nor a client, though this server signed it', async () => {
+      // The same token naming the person is granted: only the sub refuses the others.
+      assert.equal((await exchange({ subject_token: await forgeServiceJwt(t, key, { orgId: org.orgId, subject: person }) })).status, 200);
+      for (const subject of ['org_x', 'usr_1', 'spiffe://example.org/gateway', 'PER_x']) {
+        const forged = await forgeServiceJwt(t, key, { orgId: org.orgId, subject });
+        const expected = [400, 'invalid_request', "subject_token's sub must be a person or a client of this server", undefined];
+        assert.deepEqual(refusal(await exchange({ subject_token: forged })), expected, subject);
+        assert.deepEqual(refusal(await exchange({ subject_token: forged }, undefined)), expected, `${subject}, clientless`);
+      }
+    });
+
+    it("refuses a person's tokens of an earlier generation, as subject and as actor, and takes those of the new one", async () => {
+      const someone = await createPerson(t, org);
+      const before = await personJwt(someone);
+      const actor = await personJwt();
+      assert.equal((await exchange({ subject_token: before })).status, 200);
+      assert.equal((await exchange({ subject_token: actor, actor_token: before, actor_token_type: JWT_TYPE }, undefined)).status, 200);
+
+      const raised = await t.call('PATCH', `/persons/${someone}`, { as: org, body: { roles: ['verifier'] } });
+      assert.equal(raised.status, 200, JSON.stringify(raised.body));
+
+      assert.deepEqual(refusal(await exchange({ subject_token: before })), [400, 'invalid_request', `subject_token ${EARLIER_GENERATION}`, undefined]);
+      assert.deepEqual(refusal(await exchange({ subject_token: actor, actor_token: before, actor_token_type: JWT_TYPE }, undefined)), [
+        400,
+        'invalid_request',
+        `actor_token ${EARLIER_GENERATION}`,
+        undefined,
+      ]);
+      const after = await personJwt(someone);
+      assert.equal((await exchange({ subject_token: after })).status, 200);
+      assert.equal((await exchange({ subject_token: actor, actor_token: after, actor_token_type: JWT_TYPE }, undefined)).status, 200);
+    });
+
+    it('refuses a JWT of another issuer as actor_token when actor_token_type does not say jwt', async () => {
+      const foreign = await forgeServiceJwt(t, key, { orgId: org.orgId, subject: 'spiffe://example.org/gateway' }, { iss: 'https://elsewhere.example' });
+      assert.deepEqual(refusal(await exchange({ subject_token: await personJwt(), actor_token: foreign, actor_token_type: ACCESS_TOKEN_TYPE })), [
+        400,
+        'invalid_request',
+        `actor_token_type says ${ACCESS_TOKEN_TYPE} but the token is ${JWT_TYPE}`,
+        undefined,
+      ]);
+    });
+
+    it('reads a JWT-shaped actor token whose payload is not a JSON object as a JWT of another issuer: a JWT-SVID', async () => {
+      // Were it read as this server's, it would be refused as "actor_token is not a well-formed JWT".
+      const header = b64(JSON.stringify({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' }));
+      for (const payload of ['not json', 'null', '']) {
+        const response = await exchange({ subject_token: await personJwt(), actor_token: `${header}.${b64(payload)}.c2ln`, actor_token_type: JWT_TYPE });
+        assert.deepEqual(
+          refusal(response),
+          [400, 'invalid_request', 'actor_token: the JWT-SVID is not a JWS compact serialization with a JSON object payload', undefined],
+          payload,
+        );
+      }
+    });
+  });
+}

@@ -129,7 +129,7 @@ function proofClaims(payload: JWTPayload): Pick<OwnToken, 'amr' | 'authTime' | '
   return {
     amr: proved,
     authTime: proved && typeof authTime === 'number' && Number.isFinite(authTime) ? authTime * 1000 : undefined,
-    personGeneration: Number.isSafeInteger(gen) && (gen as number) >= 0 ? (gen as number) : 0,
+    personGeneration: Number.isSafeInteger(gen) ? Math.max(gen as number, 0) : 0,
   };
 }
 

@@ -94,6 +94,21 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
     assert.deepEqual([token.act, token.mayAct], [{ sub: 'cli_a' }, { sub: 'cli_a' }]);
   });
 
+  it('reads gen as the generation when it is a whole number of at least 0, and as generation 0 otherwise', async () => {
+    for (const [gen, read] of [
+      [3, 3],
+      [0, 0],
+      [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+      [-1, 0],
+      [1.5, 0],
+      ['2', 0],
+      [2 ** 53, 0],
+      [undefined, 0],
+    ] as const) {
+      assert.equal((await accepted({ gen })).personGeneration, read, String(gen));
+    }
+  });
+
   it('refuses a sub that is not a string', async () => {
     assert.equal(await rejection({ sub: 12 }), 'has a malformed claim: "sub" must be a string');
   });

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import type { Store } from '../../src/store/store.ts';
 import { backends } from '../helpers/backends.ts';
+import { startFrozenService } from '../helpers/frozen-service.ts';
 import { type ClientCredentials, type OAuthResponse, oauthPost, registerClient } from '../helpers/oauth.ts';
-import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
+import type { TestOrg, TestService } from '../helpers/service.ts';
 
 const CHALLENGE = 'Basic realm="tessera", charset="UTF-8"';
 
@@ -16,9 +19,21 @@ for (const backend of backends()) {
     let t: TestService;
     let org: TestOrg;
     let client: ClientCredentials;
+    /** The client ids the endpoint looked up in the store, in order. */
+    const lookedUp: string[] = [];
 
     before(async () => {
-      t = await startTestService(backend);
+      const wrapStore = (real: Store): Store =>
+        new Proxy(real, {
+          get(target, name) {
+            if (name !== 'findClientWithConfig') return Reflect.get(target, name);
+            return (id: string) => {
+              lookedUp.push(id);
+              return target.findClientWithConfig(id);
+            };
+          },
+        });
+      t = await startFrozenService(backend, { at: Date.now() }, { wrapStore });
       org = await t.org();
       client = await registerClient(t, org);
     });
@@ -59,8 +74,49 @@ for (const backend of backends()) {
       }
     });
 
+    it('takes the Authorization header as the HTTP parser leaves it: without the spaces and tabs around it, with a no-break space', async () => {
+      /** A token request written byte for byte (the header value in latin1, as HTTP/1.1 carries it), read back on close. */
+      const raw = (authorization: string) =>
+        new Promise<{ status: number; body: any }>((resolve, reject) => {
+          const { hostname, port } = new URL(t.url);
+          const body = 'grant_type=client_credentials';
+          const socket = connect(Number(port), hostname, () => {
+            const head = `POST /oauth2/tokens HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\nAuthorization: ${authorization}\r\n`;
+            socket.write(Buffer.from(`${head}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`, 'latin1'));
+          });
+          const chunks: Buffer[] = [];
+          socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+          socket.on('error', reject);
+          socket.on('end', () => {
+            const [head, text] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n') as [string, string];
+            resolve({ status: Number(head.split(' ')[1]), body: JSON.parse(text) });
+          });
+        });
+      assert.equal((await raw(` \t${basic()} \t`)).status, 200);
+      // U+00A0 is no HTTP whitespace (RFC 9110 §5.6.3): it is part of the value, which is then not Basic.
+      const nbsp = await raw(`${basic()}\u00a0`);
+      assert.deepEqual(
+        [nbsp.status, nbsp.body.error, nbsp.body.error_description],
+        [401, 'invalid_client', 'the Authorization header must be HTTP Basic with the client id and secret'],
+      );
+    });
+
     it('refuses Basic credentials without the colon between client_id and client_secret', async () => {
       challenged(await request(`Basic ${base64(`${client.id}${client.secret}`)}`), 'the Basic credentials must be client_id:client_secret');
+    });
+
+    it('looks up no client for an empty client_id, one over 64 characters or one with U+0000, and refuses them as unknown clients', async () => {
+      const refused = async (id: string) => {
+        lookedUp.length = 0;
+        challenged(await request(`Basic ${base64(`${encodeURIComponent(id)}:${client.secret}`)}`), 'client authentication failed');
+        return [...lookedUp];
+      };
+      assert.deepEqual(await refused(''), []);
+      assert.deepEqual(await refused('c'.repeat(65)), []);
+      assert.deepEqual(await refused(`${client.id}\u0000`), []);
+      assert.deepEqual(await refused(`cli_\u0000${'c'.repeat(20)}`), []);
+      // 64 characters is the longest id that is looked up.
+      assert.deepEqual(await refused('c'.repeat(64)), ['c'.repeat(64)]);
     });
 
     it('refuses Basic credentials that are not valid form encoding (RFC 6749 §2.3.1), in the id as in the secret', async () => {

@@ -32,6 +32,17 @@ for (const backend of backends()) {
       assert.equal((await request({ scope: 'orders:read' })).status, 200);
     });
 
+    it('names every scope the client may not request, and grants the scopes asked for once each, in the order asked', async () => {
+      assert.deepEqual(refusal(await request({ scope: 'orders:read admin:all orders:write billing:x' })), [
+        400,
+        'invalid_scope',
+        'the client may not request: admin:all billing:x',
+        undefined,
+      ]);
+      const granted = await request({ scope: 'orders:write  orders:read orders:write' });
+      assert.deepEqual([granted.status, granted.body.scope], [200, 'orders:write orders:read']);
+    });
+
     it('refuses the token exchange parameters, each by name', async () => {
       const subject = await mintPersonToken(t, org, await createPerson(t, org));
       for (const [name, value] of [

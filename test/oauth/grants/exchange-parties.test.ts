@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import type { KeyObject } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { StorageUnavailableError } from '../../../src/store/errors.ts';
+import type { Store } from '../../../src/store/store.ts';
 import { backends } from '../../helpers/backends.ts';
+import { startFrozenService } from '../../helpers/frozen-service.ts';
 import {
   ACCESS_TOKEN_TYPE,
   type ClientCredentials,
+  clientToken,
   createPerson,
   EXCHANGE,
   forgeServiceJwt,
@@ -15,7 +19,7 @@ import {
   serviceSigningKey,
   token,
 } from '../../helpers/oauth.ts';
-import { startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
+import type { TestOrg, TestService } from '../../helpers/service.ts';
 
 const EARLIER_GENERATION = 'was issued before the person signed out everywhere, had their roles changed or a credential removed; it no longer works';
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
@@ -28,9 +32,19 @@ for (const backend of backends()) {
     let gateway: ClientCredentials;
     let person: string;
     let key: { kid: string; privateKey: KeyObject };
+    /** While set, the store cannot be reached for opaque tokens: what a database outage looks like to the reader. */
+    let tokensUnreachable = false;
 
     before(async () => {
-      t = await startTestService(backend);
+      const wrapStore = (real: Store): Store =>
+        new Proxy(real, {
+          get(target, name) {
+            if (name !== 'findToken') return Reflect.get(target, name);
+            return (hash: string) =>
+              tokensUnreachable ? Promise.reject(new StorageUnavailableError(new Error('connection refused'))) : target.findToken(hash);
+          },
+        });
+      t = await startFrozenService(backend, { at: Date.now() }, { wrapStore });
       org = await t.org();
       gateway = await registerClient(t, org);
       person = await createPerson(t, org);
@@ -46,7 +60,8 @@ for (const backend of backends()) {
     it('refuses a subject whose sub names neither a person nor a client, though this server signed it', async () => {
       // The same token naming the person is granted: only the sub refuses the others.
       assert.equal((await exchange({ subject_token: await forgeServiceJwt(t, key, { orgId: org.orgId, subject: person }) })).status, 200);
-      for (const subject of ['org_x', 'usr_1', 'spiffe://example.org/gateway', 'PER_x']) {
+      // A prefix anywhere but at the start names nothing: neither the person nor the client check applies.
+      for (const subject of ['org_x', 'usr_1', 'spiffe://example.org/gateway', 'PER_x', 'usr_per_1', `x${gateway.id}`]) {
         const forged = await forgeServiceJwt(t, key, { orgId: org.orgId, subject });
         const expected = [400, 'invalid_request', "subject_token's sub must be a person or a client of this server", undefined];
         assert.deepEqual(refusal(await exchange({ subject_token: forged })), expected, subject);
@@ -74,6 +89,24 @@ for (const backend of backends()) {
       const after = await personJwt(someone);
       assert.equal((await exchange({ subject_token: after })).status, 200);
       assert.equal((await exchange({ subject_token: actor, actor_token: after, actor_token_type: JWT_TYPE }, undefined)).status, 200);
+    });
+
+    it('answers a token it cannot read for an unreachable database as temporarily unavailable, not as a bad token', async () => {
+      const opaque = await clientToken(t, gateway);
+      const subject = await personJwt();
+      tokensUnreachable = true;
+      try {
+        const asSubject: Record<string, string> = { subject_token: opaque, subject_token_type: ACCESS_TOKEN_TYPE };
+        const asActor: Record<string, string> = { subject_token: subject, actor_token: opaque, actor_token_type: ACCESS_TOKEN_TYPE };
+        for (const params of [asSubject, asActor]) {
+          const response = await exchange(params);
+          assert.deepEqual(refusal(response), [503, 'temporarily_unavailable', 'the database is unreachable; retry shortly', undefined]);
+          assert.equal(response.headers.get('retry-after'), '1');
+        }
+      } finally {
+        tokensUnreachable = false;
+      }
+      assert.equal((await exchange({ subject_token: opaque, subject_token_type: ACCESS_TOKEN_TYPE })).status, 200);
     });
 
     it('refuses a JWT of another issuer as actor_token when actor_token_type does not say jwt', async () => {

@@ -1,9 +1,11 @@
 import type { OAuthClient, OrganizationConfig, Person } from '../../store/types.ts';
 import { oauthError } from '../errors.ts';
+import { splitScope } from '../scope.ts';
 import { SvidError } from '../spiffe/svid-error.ts';
 import { EARLIER_GENERATION, isOfCurrentGeneration } from '../tokens/person-generation.ts';
 import { type OwnToken, TokenRejected } from '../tokens/reader.ts';
 import { TOKEN_TYPE, type TokenTypeUri, tokenShape } from '../tokens/token-types.ts';
+import type { ActorTokenParameter } from './exchange-request.ts';
 import type { OAuthDeps } from './grant.ts';
 
 const PERSON_ID = /^per_/;
@@ -91,10 +93,10 @@ export interface Actor {
  * with two bad tokens is still refused for its subject. JWT-SVIDs need the organisation's
  * trust domains, known only from the subject: they are not read early.
  */
-export function readActorEarly(deps: OAuthDeps, actorToken: string | undefined, actorTokenType: TokenTypeUri | undefined): Promise<OwnToken> | undefined {
-  if (actorToken === undefined || actorTokenType === undefined) return undefined;
-  if (tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) return undefined;
-  const read = readOwn(deps, 'actor_token', actorToken, actorTokenType);
+export function readActorEarly(deps: OAuthDeps, actorToken: ActorTokenParameter | undefined): Promise<OwnToken> | undefined {
+  if (!actorToken) return undefined;
+  if (tokenShape(actorToken.token) === 'jwt' && !issuedHere(actorToken.token, deps.issuer.issuer)) return undefined;
+  const read = readOwn(deps, 'actor_token', actorToken.token, actorToken.type);
   // Refused subjects end the request before the actor is judged: its outcome may go unread.
   read.catch(() => undefined);
   return read;
@@ -108,22 +110,21 @@ export function readActorEarly(deps: OAuthDeps, actorToken: string | undefined, 
  */
 export async function resolveActor(
   deps: OAuthDeps,
-  actorToken: string | undefined,
-  actorTokenType: TokenTypeUri | undefined,
+  actorToken: ActorTokenParameter | undefined,
   client: OAuthClient | undefined,
   orgId: string,
   config: OrganizationConfig,
   early: Promise<OwnToken> | undefined,
 ): Promise<Actor> {
-  if (actorToken === undefined || actorTokenType === undefined) {
+  if (!actorToken) {
     if (client) return { id: client.id };
     throw oauthError('invalid_request', 'actor_token is required when the request is not authenticated as a client');
   }
   // readActorEarly routed the token already: what it left unread is a JWT of another issuer.
   if (!early) {
-    if (actorTokenType !== TOKEN_TYPE.jwt) throw oauthError('invalid_request', `actor_token_type says ${actorTokenType} but the token is ${TOKEN_TYPE.jwt}`);
+    if (actorToken.type !== TOKEN_TYPE.jwt) throw oauthError('invalid_request', `actor_token_type says ${actorToken.type} but the token is ${TOKEN_TYPE.jwt}`);
     try {
-      return { id: (await deps.svids.verify(actorToken, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };
+      return { id: (await deps.svids.verify(actorToken.token, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };
     } catch (error) {
       if (!(error instanceof SvidError)) throw error;
       // Our side failing to get the trust domain's keys says nothing about the token: the same
@@ -143,9 +144,11 @@ export async function resolveActor(
     if (!actingClient?.grantTypes.includes(TOKEN_EXCHANGE)) {
       throw oauthError('invalid_request', 'actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)');
     }
-    return { id: actor.subject, scopes: actor.scope.split(' ').filter(Boolean) };
+    return { id: actor.subject, scopes: splitScope(actor.scope) };
   }
-  if (PERSON_ID.test(actor.subject)) await currentPerson(deps, 'actor_token', actor);
+  // This server issues its own tokens to persons and clients only, as for the subject.
+  if (!PERSON_ID.test(actor.subject)) throw oauthError('invalid_request', "actor_token's sub must be a person or a client of this server");
+  await currentPerson(deps, 'actor_token', actor);
   return { id: actor.subject };
 }
 

@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import type { KeyObject } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { resolveActor } from '../../../src/oauth/grants/exchange-parties.ts';
+import type { OAuthDeps } from '../../../src/oauth/grants/grant.ts';
+import { SvidError } from '../../../src/oauth/spiffe/svid-error.ts';
 import { StorageUnavailableError } from '../../../src/store/errors.ts';
 import type { Store } from '../../../src/store/store.ts';
+import type { OrganizationConfig } from '../../../src/store/types.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startFrozenService } from '../../helpers/frozen-service.ts';
 import {
   ACCESS_TOKEN_TYPE,
   type ClientCredentials,
+  claims,
   clientToken,
   createPerson,
   EXCHANGE,
@@ -34,11 +39,19 @@ for (const backend of backends()) {
     let key: { kid: string; privateKey: KeyObject };
     /** While set, the store cannot be reached for opaque tokens: what a database outage looks like to the reader. */
     let tokensUnreachable = false;
+    /** The client ids the grant looked up with getClient, in order. */
+    const clientLookups: string[] = [];
 
     before(async () => {
       const wrapStore = (real: Store): Store =>
         new Proxy(real, {
           get(target, name) {
+            if (name === 'getClient') {
+              return (orgId: string, id: string) => {
+                clientLookups.push(id);
+                return target.getClient(orgId, id);
+              };
+            }
             if (name !== 'findToken') return Reflect.get(target, name);
             return (hash: string) =>
               tokensUnreachable ? Promise.reject(new StorageUnavailableError(new Error('connection refused'))) : target.findToken(hash);
@@ -109,6 +122,38 @@ for (const backend of backends()) {
       assert.equal((await exchange({ subject_token: opaque, subject_token_type: ACCESS_TOKEN_TYPE })).status, 200);
     });
 
+    it("takes a client's opaque token as actor, looking up only a client other than the authenticated one", async () => {
+      const other = await registerClient(t, org, { client_name: 'other' });
+      const subject = await personJwt();
+      for (const [actor, lookups] of [
+        [gateway, []],
+        [other, [other.id]],
+      ] as const) {
+        clientLookups.length = 0;
+        const response = await exchange({
+          subject_token: subject,
+          actor_token: await clientToken(t, actor),
+          actor_token_type: ACCESS_TOKEN_TYPE,
+          requested_token_type: JWT_TYPE,
+        });
+        assert.equal(response.status, 200, JSON.stringify(response.body));
+        assert.deepEqual(claims(response.body.access_token).act, { sub: actor.id });
+        assert.deepEqual(clientLookups, lookups, 'the authenticated client has just proven it exists and may exchange');
+      }
+    });
+
+    it('refuses an actor token whose sub names neither a person nor a client, though this server signed it', async () => {
+      const subject = await personJwt();
+      for (const sub of ['usr_1', 'spiffe://example.org/gateway', 'usr_per_1']) {
+        const actor = await forgeServiceJwt(t, key, { orgId: org.orgId, subject: sub });
+        assert.deepEqual(
+          refusal(await exchange({ subject_token: subject, actor_token: actor, actor_token_type: JWT_TYPE })),
+          [400, 'invalid_request', "actor_token's sub must be a person or a client of this server", undefined],
+          sub,
+        );
+      }
+    });
+
     it('refuses a JWT of another issuer as actor_token when actor_token_type does not say jwt', async () => {
       const foreign = await forgeServiceJwt(t, key, { orgId: org.orgId, subject: 'spiffe://example.org/gateway' }, { iss: 'https://elsewhere.example' });
       assert.deepEqual(refusal(await exchange({ subject_token: await personJwt(), actor_token: foreign, actor_token_type: ACCESS_TOKEN_TYPE })), [
@@ -133,3 +178,17 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('resolveActor', () => {
+  it('lets an error of the JWT-SVID verifier that is no SvidError through as it is (a 500), and words an SvidError as invalid_request', async () => {
+    const failing = (error: Error) => ({ issuer: { issuer: 'https://tessera.test' }, svids: { verify: () => Promise.reject(error) } }) as unknown as OAuthDeps;
+    const resolve = (deps: OAuthDeps) => resolveActor(deps, { token: 'a.b.c', type: JWT_TYPE }, undefined, 'org_a', {} as OrganizationConfig, undefined);
+    const bug = new TypeError('a bug in the verifier');
+    await assert.rejects(resolve(failing(bug)), (error) => error === bug);
+    await assert.rejects(resolve(failing(new SvidError('SVID_MALFORMED', 'the JWT-SVID is odd'))), {
+      name: 'OAuthError',
+      code: 'invalid_request',
+      message: 'actor_token: the JWT-SVID is odd',
+    });
+  });
+});

@@ -4,6 +4,7 @@ import { backends } from '../../helpers/backends.ts';
 import {
   ACCESS_TOKEN_TYPE,
   type ClientCredentials,
+  claims,
   createPerson,
   EXCHANGE,
   JWT_TYPE,
@@ -39,7 +40,18 @@ for (const backend of backends()) {
       assert.equal((await exchange({ scope: 'orders:read', resource: 'https://orders.example/api', audience: 'orders' })).status, 200);
     });
 
-    it('refuses actor_token_type without actor_token', async () => {
+    it('takes actor_token with its actor_token_type, and refuses either without the other', async () => {
+      const actor = await createPerson(t, org);
+      const actorToken = await mintPersonToken(t, org, actor);
+      const delegated = await exchange({ actor_token: actorToken, actor_token_type: JWT_TYPE, requested_token_type: JWT_TYPE });
+      assert.equal(delegated.status, 200, JSON.stringify(delegated.body));
+      assert.deepEqual(claims(delegated.body.access_token).act, { sub: actor });
+      assert.deepEqual(refusal(await exchange({ actor_token: actorToken })), [
+        400,
+        'invalid_request',
+        'actor_token_type is required with actor_token',
+        undefined,
+      ]);
       for (const type of [JWT_TYPE, ACCESS_TOKEN_TYPE]) {
         assert.deepEqual(refusal(await exchange({ actor_token_type: type })), [
           400,

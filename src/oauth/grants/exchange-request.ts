@@ -52,14 +52,8 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
   const audience = params.all('audience');
   const resource = params.all('resource');
   for (const uri of resource) {
-    let url: URL | undefined;
-    try {
-      url = new URL(uri);
-    } catch {
-      url = undefined;
-    }
     // RFC 8707 §2: an absolute URI without a fragment.
-    if (!url || uri.includes('#'))
+    if (!URL.parse(uri) || uri.includes('#'))
       throw oauthError('invalid_target', `resource ${JSON.stringify(uri.slice(0, 200))} must be an absolute URI without a fragment`);
   }
   if (requestedTokenType === TOKEN_TYPE.jwt) {

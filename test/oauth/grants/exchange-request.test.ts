@@ -68,6 +68,15 @@ for (const backend of backends()) {
       }
     });
 
+    it('refuses a resource that is not an absolute URI without a fragment, quoting at most its first 200 characters', async () => {
+      const refused = (uri: string) => [400, 'invalid_target', `resource ${JSON.stringify(uri)} must be an absolute URI without a fragment`, undefined];
+      for (const uri of ['/orders', 'orders.example/api', 'https://orders.example/api#v2', 'https://']) {
+        assert.deepEqual(refusal(await exchange({ resource: ['https://billing.example/api', uri] })), refused(uri), uri);
+      }
+      const long = `/${'o'.repeat(300)}`;
+      assert.deepEqual(refusal(await exchange({ resource: long })), refused(long.slice(0, 200)));
+    });
+
     it('names each parameter that only access_token output may carry when jwt output is asked for', async () => {
       const jwt = { requested_token_type: JWT_TYPE };
       const onlyFor = (names: string) => [400, 'invalid_request', `${names}: only for access_token output, not for requested_token_type jwt`, undefined];

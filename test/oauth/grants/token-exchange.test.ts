@@ -7,6 +7,7 @@ import {
   ACCESS_TOKEN_TYPE,
   type ClientCredentials,
   claims,
+  clientToken,
   createPerson,
   EXCHANGE,
   introspect,
@@ -86,7 +87,54 @@ for (const backend of backends()) {
       const narrowOnly = (name: string, extra: string) => [400, 'invalid_target', `${name} may only narrow the subject's; not allowed: ${extra}`, undefined];
       const asSubject = { subject_token: parent, subject_token_type: ACCESS_TOKEN_TYPE };
       assert.deepEqual(refusal(await exchange({ ...asSubject, resource: [ORDERS_API, BILLING_API] })), narrowOnly('resource', BILLING_API));
-      assert.deepEqual(refusal(await exchange({ ...asSubject, audience: ['billing', 'orders'] })), narrowOnly('audience', 'billing'));
+      assert.deepEqual(refusal(await exchange({ ...asSubject, audience: ['billing', 'orders', 'payments'] })), narrowOnly('audience', 'billing payments'));
+    });
+
+    it('delegates only the scopes the subject, the authenticated client and an acting client all hold', async () => {
+      clock.at = NOW_MS;
+      const both = 'orders:read orders:write';
+      const subject = await mintPersonToken(t, org, person, { scope: both });
+      const asSubject = { subject_token: subject, subject_token_type: JWT_TYPE };
+      const readOnly = await registerClient(t, org, { client_name: 'read-only', scopes: ['orders:read'] });
+      const scopeOf = async (response: OAuthResponse) => {
+        assert.equal(response.status, 200, JSON.stringify(response.body));
+        return response.body.scope;
+      };
+      assert.equal(await scopeOf(await exchange(asSubject)), both);
+      assert.equal(await scopeOf(await token(t, { grant_type: EXCHANGE, ...asSubject }, readOnly)), 'orders:read', 'the client narrows');
+      const actor = { actor_token: await clientToken(t, readOnly), actor_token_type: ACCESS_TOKEN_TYPE };
+      assert.equal(await scopeOf(await exchange({ ...asSubject, ...actor })), 'orders:read', 'the acting client narrows');
+      // Asked for: each scope once, in the order asked; what is beyond them is named, every one.
+      assert.equal(await scopeOf(await exchange({ ...asSubject, scope: 'orders:write orders:read orders:write' })), 'orders:write orders:read');
+      assert.deepEqual(refusal(await exchange({ ...asSubject, ...actor, scope: 'orders:read admin:all orders:write' })), [
+        400,
+        'invalid_scope',
+        'not within what the subject, the client and the actor hold: admin:all orders:write',
+        undefined,
+      ]);
+    });
+
+    it("ends a token delegated for a person with the person's generation, as their own tokens do", async () => {
+      clock.at = NOW_MS;
+      const someone = await createPerson(t, org);
+      const raised = await t.call('PATCH', `/persons/${someone}`, { as: org, body: { roles: ['verifier'] } });
+      assert.equal(raised.status, 200, JSON.stringify(raised.body));
+      const subject = await mintPersonToken(t, org, someone);
+      const generation = claims(subject).gen;
+      assert.ok(generation >= 1, 'the change of roles raised the generation');
+      const asJwt = await exchange({ subject_token: subject, subject_token_type: JWT_TYPE, requested_token_type: JWT_TYPE });
+      assert.equal(claims(asJwt.body.access_token).gen, generation);
+      const asOpaque = await exchange({ subject_token: subject, subject_token_type: JWT_TYPE });
+      assert.equal((await t.service.store.findToken(opaqueTokenKey(asOpaque.body.access_token)))?.personGeneration, generation);
+      // So the delegated tokens work until the next raise, and no longer after it.
+      assert.equal((await exchange({ subject_token: asJwt.body.access_token, subject_token_type: JWT_TYPE })).status, 200);
+      assert.equal((await t.call('PATCH', `/persons/${someone}`, { as: org, body: { roles: [] } })).status, 200);
+      assert.deepEqual(refusal(await exchange({ subject_token: asJwt.body.access_token, subject_token_type: JWT_TYPE })), [
+        400,
+        'invalid_request',
+        'subject_token was issued before the person signed out everywhere, had their roles changed or a credential removed; it no longer works',
+        undefined,
+      ]);
     });
 
     it('refuses a JWT subject with no whole second left, though within the clock tolerance the reader allows', async () => {

@@ -41,7 +41,8 @@ export function checkAccessTokenClaims(header: Record<string, unknown>, claims: 
   if (!(audience === rules.issuer || (Array.isArray(audience) && audience.includes(rules.issuer)))) throw new ClaimProblem(audienceProblem);
   for (const name of NUMERIC_DATES) {
     const value = claims[name];
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) throw new ClaimProblem(`failed the "${name}" check (must be a number)`);
+    // Number.isFinite is false for anything but a finite number: a numeric string included.
+    if (value !== undefined && !Number.isFinite(value)) throw new ClaimProblem(`failed the "${name}" check (must be a number)`);
   }
   const { iat, nbf, exp } = claims as { iat: number; nbf?: number; exp: number };
   if (nbf !== undefined && nbf > rules.now + rules.clockTolerance) throw new ClaimProblem('is not valid yet ("nbf" is in the future)');

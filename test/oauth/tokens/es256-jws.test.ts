@@ -15,8 +15,8 @@ function rawJws(header: unknown, payload: unknown, key = privateKey): string {
   const input = `${b64(header)}.${b64(payload)}`;
   return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
 }
-async function problem(token: string): Promise<JwsProblem> {
-  const error = await verifyEs256(token, keyFor).then(
+async function problem(token: string, keys = keyFor): Promise<JwsProblem> {
+  const error = await verifyEs256(token, keys).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -57,6 +57,10 @@ describe('ES256 compact JWS through node:crypto', () => {
     assert.equal(await problem(signEs256({ kid: 'k9', typ: 'at+jwt' }, PAYLOAD, privateKey)), 'unknown_key');
     assert.equal(await problem(rawJws({ alg: 'ES256' }, PAYLOAD)), 'unknown_key');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 7 }, PAYLOAD)), 'unknown_key');
+    // A kid that is no string is not even asked for, though every kid would find the right key.
+    const anyKid = async () => publicKey;
+    assert.ok(await verifyEs256(rawJws({ alg: 'ES256', kid: 'k7' }, PAYLOAD), anyKid));
+    for (const kid of [7, ['k1'], { kid: 'k1' }, null]) assert.equal(await problem(rawJws({ alg: 'ES256', kid }, PAYLOAD), anyKid), 'unknown_key');
   });
 
   it('refuses other algorithms, critical and unencoded-payload headers', async () => {
@@ -66,6 +70,7 @@ describe('ES256 compact JWS through node:crypto', () => {
     assert.equal(await problem(rawJws({ alg: 'es256', kid: 'k1' }, PAYLOAD)), 'algorithm');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1', crit: ['exp'], exp: 1 }, PAYLOAD)), 'unsupported_header');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1', b64: false, crit: ['b64'] }, PAYLOAD)), 'unsupported_header');
+    assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1', b64: true }, PAYLOAD)), 'unsupported_header', 'b64 without crit');
   });
 
   it('refuses malformed serialisations before touching a key', async () => {
@@ -80,12 +85,35 @@ describe('ES256 compact JWS through node:crypto', () => {
     assert.equal(await problem(rawJws(['ES256'], PAYLOAD)), 'malformed');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1' }, [PAYLOAD])), 'malformed', 'a signed payload that is not an object');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1' }, 'null')), 'malformed');
+    // JSON, but no object: a header or a signed payload that is a number, a string or a boolean.
+    for (const json of ['5', '"ES256"', 'true']) {
+      assert.equal(await problem(rawJws(json, PAYLOAD)), 'malformed', `header ${json}`);
+      assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1' }, json)), 'malformed', `payload ${json}`);
+    }
   });
 
   it('refuses a DER-encoded signature, which ES256 in JOSE never is', async () => {
     const input = `${b64({ alg: 'ES256', kid: 'k1' })}.${b64(PAYLOAD)}`;
     const der = sign('sha256', Buffer.from(input), privateKey).toString('base64url');
     assert.equal(await problem(`${input}.${der}`), 'signature');
+  });
+
+  it('refuses a signature of any length but 64 bytes, the valid one cut short, lengthened or padded', async () => {
+    const input = `${b64({ alg: 'ES256', kid: 'k1' })}.${b64(PAYLOAD)}`;
+    const valid = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    assert.ok(await verifyEs256(`${input}.${valid.toString('base64url')}`, keyFor));
+    const zeros = (n: number) => Buffer.alloc(n);
+    const r = valid.subarray(0, 32);
+    const s = valid.subarray(32);
+    for (const signature of [
+      valid.subarray(0, 63),
+      Buffer.concat([valid, zeros(1)]),
+      Buffer.concat([zeros(1), valid]),
+      Buffer.concat([zeros(32), r, zeros(32), s]),
+      Buffer.concat([valid, valid]),
+    ]) {
+      assert.equal(await problem(`${input}.${signature.toString('base64url')}`), 'signature', `${signature.length} bytes`);
+    }
   });
 
   it('is a TypeError to sign with anything but a private EC key', () => {

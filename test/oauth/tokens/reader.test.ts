@@ -47,6 +47,7 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
       (e: unknown) => e,
     );
     assert.ok(error instanceof TokenRejected, `accepted: ${JSON.stringify(claims)}`);
+    assert.equal(error.name, 'TokenRejected');
     return error.message;
   };
   const accepted = async (claims: Record<string, unknown>) => reader.jwt(await sign(claims));
@@ -106,6 +107,38 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
       [undefined, 0],
     ] as const) {
       assert.equal((await accepted({ gen })).personGeneration, read, String(gen));
+    }
+  });
+
+  it('reads client_id and scope only when they are strings, and no scope as the empty scope', async () => {
+    const read = async (claims: Record<string, unknown>) => {
+      const token = await accepted(claims);
+      return [token.clientId, token.scope];
+    };
+    assert.deepEqual(await read({ client_id: 'cli_a', scope: 'orders:read' }), ['cli_a', 'orders:read']);
+    assert.deepEqual(await read({}), [undefined, '']);
+    assert.deepEqual(await read({ client_id: 7, scope: ['orders:read'] }), [undefined, '']);
+  });
+
+  it('looks up an opaque value of at most 128 characters, and refuses what it does not find as not a token of this server', async () => {
+    const lookedUp: string[] = [];
+    const spied = new Proxy(store, {
+      get: (target, name) =>
+        name === 'findToken'
+          ? (hash: string) => {
+              lookedUp.push(hash);
+              return target.findToken(hash);
+            }
+          : Reflect.get(target, name),
+    });
+    const opaqueReader = new TokenReader({ store: spied, keys, issuer: () => ISSUER, now: () => NOW_MS });
+    for (const [value, looked] of [
+      [`tat_${'a'.repeat(124)}`, 1],
+      [`tat_${'a'.repeat(125)}`, 0],
+    ] as const) {
+      lookedUp.length = 0;
+      await assert.rejects(opaqueReader.opaque(value), new TokenRejected('is not a token of this server'));
+      assert.equal(lookedUp.length, looked, `${value.length} characters`);
     }
   });
 

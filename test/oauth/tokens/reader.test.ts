@@ -3,8 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { KeyRing } from '../../../src/oauth/keys/key-ring.ts';
 import { MAX_ACT_DEPTH } from '../../../src/oauth/tokens/delegation-claims.ts';
+import { TokenIssuer } from '../../../src/oauth/tokens/issuer.ts';
 import { opaqueTokenKey } from '../../../src/oauth/tokens/opaque-token.ts';
 import { TokenReader, TokenRejected } from '../../../src/oauth/tokens/reader.ts';
+import { createOrganization } from '../../../src/organizations/create-organization.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import type { OpaqueToken } from '../../../src/store/types.ts';
@@ -140,6 +142,43 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
       await assert.rejects(opaqueReader.opaque(value), new TokenRejected('is not a token of this server'));
       assert.equal(lookedUp.length, looked, `${value.length} characters`);
     }
+  });
+
+  it('reads amr only as a non-empty list of strings, and auth_time only with it and as a number', async () => {
+    const read = async (claims: Record<string, unknown>) => {
+      const token = await accepted(claims);
+      return [token.amr, token.authTime];
+    };
+    assert.deepEqual(await read({ amr: ['pwd', 'otp'], auth_time: NOW - 5 }), [['pwd', 'otp'], (NOW - 5) * 1000]);
+    for (const amr of [[], ['pwd', 7], [7], 'pwd', undefined]) {
+      assert.deepEqual(await read({ amr, auth_time: NOW - 5 }), [undefined, undefined], JSON.stringify(amr));
+    }
+    assert.deepEqual(await read({ amr: ['pwd'], auth_time: String(NOW - 5) }), [['pwd'], undefined]);
+    assert.deepEqual(await read({ amr: ['pwd'] }), [['pwd'], undefined]);
+  });
+
+  it("reads an opaque token's may_act and generation from its record, and asks after the lineage of an exchanged one only", async () => {
+    const calls: string[] = [];
+    const spied = new Proxy(store, {
+      get: (target, name) =>
+        name === 'isLineageRevoked'
+          ? (hash: string) => {
+              calls.push(hash);
+              return target.isLineageRevoked(hash);
+            }
+          : Reflect.get(target, name),
+    });
+    const context = { store: spied, keys, issuer: () => ISSUER, now: () => NOW_MS };
+    const issuer = new TokenIssuer(context);
+    const opaqueReader = new TokenReader(context);
+    const { org } = await createOrganization(store, 'reader-test');
+    const base = { orgId: org.id, subject: 'per_ada', scope: 'orders:read', lifetimeSeconds: 600 };
+    const root = await issuer.opaque({ ...base, mayAct: { sub: 'cli_a' }, personGeneration: 3 });
+    const read = await opaqueReader.opaque(root);
+    assert.deepEqual([read.mayAct, read.personGeneration, calls], [{ sub: 'cli_a' }, 3, []]);
+    const child = await issuer.opaque({ ...base, act: { sub: 'cli_a' }, parentHash: opaqueTokenKey(root) });
+    const again = await opaqueReader.opaque(child);
+    assert.deepEqual([again.mayAct, again.personGeneration, calls], [undefined, 0, [opaqueTokenKey(root)]]);
   });
 
   it('refuses a sub that is not a string', async () => {

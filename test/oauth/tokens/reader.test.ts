@@ -181,6 +181,14 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
     assert.deepEqual([again.mayAct, again.personGeneration, calls], [undefined, 0, [opaqueTokenKey(root)]]);
   });
 
+  it('words the refusal of a JWS header parameter it does not accept', async () => {
+    const { kid, privateKey } = await keys.signingKey();
+    const value = await new SignJWT({ iss: ISSUER, aud: ISSUER, sub: 'per_ada', oid: 'org_a', iat: NOW, exp: NOW + 600 })
+      .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt', b64: true })
+      .sign(privateKey);
+    await assert.rejects(reader.jwt(value), new TokenRejected('uses a JWS header parameter this server does not accept ("crit" or "b64")'));
+  });
+
   it('refuses a sub that is not a string', async () => {
     assert.equal(await rejection({ sub: 12 }), 'has a malformed claim: "sub" must be a string');
   });

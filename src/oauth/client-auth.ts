@@ -21,7 +21,8 @@ export async function authenticateClient(store: Store, authorization: string | u
   let id: string | undefined;
   let secret: string | undefined;
   if (authorization !== undefined) {
-    const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(authorization.trim());
+    // Node's HTTP parser has taken the spaces and tabs around the value off (RFC 9110 §5.5).
+    const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(authorization);
     if (!match) throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic with the client id and secret');
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');

@@ -1,9 +1,11 @@
 import type { OAuthClient, OrganizationConfig, Person } from '../../store/types.ts';
 import { oauthError } from '../errors.ts';
+import { splitScope } from '../scope.ts';
 import { SvidError } from '../spiffe/svid-error.ts';
 import { EARLIER_GENERATION, isOfCurrentGeneration } from '../tokens/person-generation.ts';
 import { type OwnToken, TokenRejected } from '../tokens/reader.ts';
 import { TOKEN_TYPE, type TokenTypeUri, tokenShape } from '../tokens/token-types.ts';
+import type { ActorTokenParameter } from './exchange-request.ts';
 import type { OAuthDeps } from './grant.ts';
 
 const PERSON_ID = /^per_/;
@@ -91,10 +93,10 @@ export interface Actor {
  * with two bad tokens is still refused for its subject. JWT-SVIDs need the organisation's
  * trust domains, known only from the subject: they are not read early.
  */
-export function readActorEarly(deps: OAuthDeps, actorToken: string | undefined, actorTokenType: TokenTypeUri | undefined): Promise<OwnToken> | undefined {
-  if (actorToken === undefined || actorTokenType === undefined) return undefined;
-  if (tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) return undefined;
-  const read = readOwn(deps, 'actor_token', actorToken, actorTokenType);
+export function readActorEarly(deps: OAuthDeps, actorToken: ActorTokenParameter | undefined): Promise<OwnToken> | undefined {
+  if (!actorToken) return undefined;
+  if (tokenShape(actorToken.token) === 'jwt' && !issuedHere(actorToken.token, deps.issuer.issuer)) return undefined;
+  const read = readOwn(deps, 'actor_token', actorToken.token, actorToken.type);
   // Refused subjects end the request before the actor is judged: its outcome may go unread.
   read.catch(() => undefined);
   return read;
@@ -103,26 +105,26 @@ export function readActorEarly(deps: OAuthDeps, actorToken: string | undefined, 
 /**
  * The actor: a person or client of this server (their own JWT or opaque token), a workload
  * (its JWT-SVID), or else the authenticated client itself. `early` is readActorEarly's read
- * of the same token, if it made one.
+ * of the same token: it reads every token of this server, and leaves unread only a JWT of
+ * another issuer, which is verified here as a JWT-SVID.
  */
 export async function resolveActor(
   deps: OAuthDeps,
-  actorToken: string | undefined,
-  actorTokenType: TokenTypeUri | undefined,
+  actorToken: ActorTokenParameter | undefined,
   client: OAuthClient | undefined,
   orgId: string,
   config: OrganizationConfig,
-  early?: Promise<OwnToken>,
+  early: Promise<OwnToken> | undefined,
 ): Promise<Actor> {
-  if (actorToken === undefined || actorTokenType === undefined) {
+  if (!actorToken) {
     if (client) return { id: client.id };
     throw oauthError('invalid_request', 'actor_token is required when the request is not authenticated as a client');
   }
-  // readActorEarly routed the token already: what it read is this server's, so its payload is not parsed again.
-  if (!early && tokenShape(actorToken) === 'jwt' && !issuedHere(actorToken, deps.issuer.issuer)) {
-    if (actorTokenType !== TOKEN_TYPE.jwt) throw oauthError('invalid_request', `actor_token_type says ${actorTokenType} but the token is ${TOKEN_TYPE.jwt}`);
+  // readActorEarly routed the token already: what it left unread is a JWT of another issuer.
+  if (!early) {
+    if (actorToken.type !== TOKEN_TYPE.jwt) throw oauthError('invalid_request', `actor_token_type says ${actorToken.type} but the token is ${TOKEN_TYPE.jwt}`);
     try {
-      return { id: (await deps.svids.verify(actorToken, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };
+      return { id: (await deps.svids.verify(actorToken.token, config, `${deps.issuer.issuer}/oauth2/tokens`)).spiffeId };
     } catch (error) {
       if (!(error instanceof SvidError)) throw error;
       // Our side failing to get the trust domain's keys says nothing about the token: the same
@@ -132,7 +134,7 @@ export async function resolveActor(
       throw oauthError('invalid_request', `actor_token: ${error.message}`);
     }
   }
-  const actor = await (early ?? readOwn(deps, 'actor_token', actorToken, actorTokenType));
+  const actor = await early;
   if (actor.orgId !== orgId) throw oauthError('invalid_request', 'actor_token belongs to another organisation than the subject');
   // A delegated token speaks for its subject, not for whoever holds it: it cannot name an actor.
   if (actor.act) throw oauthError('invalid_request', "actor_token is itself a delegated token (it carries act); present the actor's own token");
@@ -142,9 +144,11 @@ export async function resolveActor(
     if (!actingClient?.grantTypes.includes(TOKEN_EXCHANGE)) {
       throw oauthError('invalid_request', 'actor_token belongs to a client that may not act in token exchange (deleted, or without the grant)');
     }
-    return { id: actor.subject, scopes: actor.scope.split(' ').filter(Boolean) };
+    return { id: actor.subject, scopes: splitScope(actor.scope) };
   }
-  if (PERSON_ID.test(actor.subject)) await currentPerson(deps, 'actor_token', actor);
+  // This server issues its own tokens to persons and clients only, as for the subject.
+  if (!PERSON_ID.test(actor.subject)) throw oauthError('invalid_request', "actor_token's sub must be a person or a client of this server");
+  await currentPerson(deps, 'actor_token', actor);
   return { id: actor.subject };
 }
 
@@ -154,6 +158,7 @@ function issuedHere(jwt: string, issuer: string): boolean {
     const payload = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { iss?: unknown };
     return payload.iss === issuer;
   } catch {
-    return false;
+    // Not JSON, or JSON null: not a token of this server.
   }
+  return false;
 }

@@ -7,11 +7,16 @@ const ACCEPTED_TYPES: readonly string[] = TOKEN_TYPE_URIS;
 /** Ten digits are more than any lifetime; longer values are nonsense, not a request to clamp. */
 const EXPIRES_IN = /^[1-9][0-9]{0,9}$/;
 
+/** An actor token and the type it is declared as: the request carries both or neither. */
+export interface ActorTokenParameter {
+  token: string;
+  type: TokenTypeUri;
+}
+
 export interface ExchangeRequest {
   subjectToken: string;
   subjectTokenType: TokenTypeUri;
-  actorToken: string | undefined;
-  actorTokenType: TokenTypeUri | undefined;
+  actor: ActorTokenParameter | undefined;
   requestedTokenType: TokenTypeUri;
   scope: string[] | undefined;
   audience: string[];
@@ -32,8 +37,13 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
   if (!subjectTokenType) throw oauthError('invalid_request', 'parameter subject_token_type is required');
   const actorToken = params.get('actor_token');
   const actorTokenType = tokenType(params, 'actor_token_type');
-  if (actorToken !== undefined && !actorTokenType) throw oauthError('invalid_request', 'actor_token_type is required with actor_token');
-  if (actorToken === undefined && actorTokenType) throw oauthError('invalid_request', 'actor_token_type was sent without actor_token');
+  let actor: ActorTokenParameter | undefined;
+  if (actorToken !== undefined) {
+    if (!actorTokenType) throw oauthError('invalid_request', 'actor_token_type is required with actor_token');
+    actor = { token: actorToken, type: actorTokenType };
+  } else if (actorTokenType) {
+    throw oauthError('invalid_request', 'actor_token_type was sent without actor_token');
+  }
   const requestedTokenType = tokenType(params, 'requested_token_type') ?? TOKEN_TYPE.accessToken;
 
   const rawScope = params.get('scope');
@@ -42,14 +52,8 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
   const audience = params.all('audience');
   const resource = params.all('resource');
   for (const uri of resource) {
-    let url: URL | undefined;
-    try {
-      url = new URL(uri);
-    } catch {
-      url = undefined;
-    }
     // RFC 8707 §2: an absolute URI without a fragment.
-    if (!url || uri.includes('#'))
+    if (!URL.parse(uri) || uri.includes('#'))
       throw oauthError('invalid_target', `resource ${JSON.stringify(uri.slice(0, 200))} must be an absolute URI without a fragment`);
   }
   if (requestedTokenType === TOKEN_TYPE.jwt) {
@@ -64,8 +68,7 @@ export function readExchangeRequest(params: OAuthParams): ExchangeRequest {
   return {
     subjectToken,
     subjectTokenType,
-    actorToken,
-    actorTokenType,
+    actor,
     requestedTokenType,
     scope,
     audience,

@@ -46,14 +46,14 @@ export const tokenExchange: Grant = {
     const { params, client, deps, audit } = context;
     const request = readExchangeRequest(params);
     audit.requestedTokenType = request.requestedTokenType;
-    const actorRead = readActorEarly(deps, request.actorToken, request.actorTokenType);
+    const actorRead = readActorEarly(deps, request.actor);
     const { token: subject, person } = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
     audit.orgId = subject.orgId;
     audit.subject = subject.subject;
     if (actDepth(subject.act) >= MAX_ACT_DEPTH)
       throw oauthError('invalid_request', `subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
     const config = await organizationConfig(context, subject.orgId);
-    const actor = await resolveActor(deps, request.actorToken, request.actorTokenType, client, subject.orgId, config, actorRead);
+    const actor = await resolveActor(deps, request.actor, client, subject.orgId, config, actorRead);
     audit.actor = actor.id;
     if (subject.mayAct && subject.mayAct.sub !== actor.id) throw oauthError('invalid_request', "subject_token's may_act does not name this actor");
 

@@ -41,10 +41,12 @@ export function checkAccessTokenClaims(header: Record<string, unknown>, claims: 
   if (!(audience === rules.issuer || (Array.isArray(audience) && audience.includes(rules.issuer)))) throw new ClaimProblem(audienceProblem);
   for (const name of NUMERIC_DATES) {
     const value = claims[name];
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) throw new ClaimProblem(`failed the "${name}" check (must be a number)`);
+    // Number.isFinite is false for anything but a finite number: a numeric string included.
+    if (value !== undefined && !Number.isFinite(value)) throw new ClaimProblem(`failed the "${name}" check (must be a number)`);
   }
-  const { iat, nbf, exp } = claims as { iat: number; nbf?: number; exp: number };
-  if (nbf !== undefined && nbf > rules.now + rules.clockTolerance) throw new ClaimProblem('is not valid yet ("nbf" is in the future)');
+  // Without nbf a token is valid from its start.
+  const { iat, nbf = Number.NEGATIVE_INFINITY, exp } = claims as { iat: number; nbf?: number; exp: number };
+  if (nbf > rules.now + rules.clockTolerance) throw new ClaimProblem('is not valid yet ("nbf" is in the future)');
   if (exp <= rules.now - rules.clockTolerance) throw new ClaimProblem('has expired');
   if (iat > rules.now + rules.maxIatSkew) throw new ClaimProblem(`was issued in the future ("iat" is more than ${rules.maxIatSkew} seconds ahead)`);
   if (typeof claims.oid !== 'string') throw new ClaimProblem('has no organisation (oid)');

@@ -26,7 +26,7 @@ function hasOnly(value: Record<string, unknown>, allowed: readonly string[]): bo
  * carried along. Returns a fresh copy holding only what was checked.
  */
 export function readActClaim(value: unknown): ActClaim | undefined {
-  if (value === undefined) return undefined;
+  // An absent act walks no level, and reads as none.
   const levels: Array<{ sub: string }> = [];
   let current: unknown = value;
   // A loop, not recursion: the depth is bounded before anything deep is walked.

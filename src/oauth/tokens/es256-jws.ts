@@ -29,8 +29,10 @@ export interface VerifiedJws {
 }
 
 const ALG = 'ES256';
-/** P-256 r and s, 32 bytes each (RFC 7518 §3.4), never DER. */
-const SIGNATURE_BYTES = 64;
+/**
+ * P-256 r and s, 32 bytes each (RFC 7518 §3.4), never DER: node:crypto refuses a signature of any
+ * other length in this encoding.
+ */
 const ENCODING = { dsaEncoding: 'ieee-p1363' } as const;
 /** Strict base64url without padding: Buffer's decoder would skip characters outside it. */
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
@@ -54,7 +56,7 @@ export async function verifyEs256(token: string, keyFor: (kid: string) => Promis
   if (!key) throw new JwsRejected('unknown_key');
   const signature = Buffer.from(encodedSignature, 'base64url');
   const input = Buffer.from(`${encodedHeader}.${encodedPayload}`);
-  if (signature.length !== SIGNATURE_BYTES || !verify('sha256', input, { key, ...ENCODING }, signature)) throw new JwsRejected('signature');
+  if (!verify('sha256', input, { key, ...ENCODING }, signature)) throw new JwsRejected('signature');
   // The payload is read only once the signature holds: unsigned bytes never reach JSON.parse.
   return { header, payload: decodeObject(encodedPayload) };
 }
@@ -68,7 +70,7 @@ function decodeObject(segment: string): Record<string, unknown> {
   try {
     value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
   } catch {
-    throw new JwsRejected('malformed');
+    // Not JSON: value stays undefined, which is no object either.
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new JwsRejected('malformed');
   return value as Record<string, unknown>;

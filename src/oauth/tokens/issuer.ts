@@ -64,15 +64,18 @@ export class TokenIssuer {
   async jwt(request: IssueRequest): Promise<string> {
     const { kid, privateKey } = await this.#ctx.keys.signingKey();
     const iat = Math.floor(this.#ctx.now() / 1000);
-    const claims: Record<string, unknown> = { oid: request.orgId };
-    if (request.clientId) claims.client_id = request.clientId;
-    if (request.scope) claims.scope = request.scope;
-    if (request.act) claims.act = request.act;
-    if (request.mayAct) claims.may_act = request.mayAct;
-    if (request.amr) claims.amr = request.amr;
-    if (request.authTime !== undefined) claims.auth_time = Math.floor(request.authTime / 1000);
-    // Generation 0 is what a token without `gen` is read as: most persons never raise theirs.
-    if (request.personGeneration) claims.gen = request.personGeneration;
+    // A claim left undefined here is left out of the token (JSON has no undefined).
+    const claims = {
+      oid: request.orgId,
+      client_id: request.clientId,
+      scope: request.scope || undefined,
+      act: request.act,
+      may_act: request.mayAct,
+      amr: request.amr,
+      auth_time: request.authTime === undefined ? undefined : Math.floor(request.authTime / 1000),
+      // Generation 0 is what a token without `gen` is read as: most persons never raise theirs.
+      gen: request.personGeneration || undefined,
+    };
     // RFC 9068 §2.2: the registered claims every access token carries.
     const registered = {
       iss: this.#ctx.issuer(),

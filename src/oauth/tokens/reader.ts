@@ -128,8 +128,9 @@ function proofClaims(payload: JWTPayload): Pick<OwnToken, 'amr' | 'authTime' | '
   const proved = Array.isArray(amr) && amr.length > 0 && amr.every((value) => typeof value === 'string') ? (amr as string[]) : undefined;
   return {
     amr: proved,
-    authTime: proved && typeof authTime === 'number' && Number.isFinite(authTime) ? authTime * 1000 : undefined,
-    personGeneration: Number.isSafeInteger(gen) && (gen as number) >= 0 ? (gen as number) : 0,
+    // Number.isFinite is false for anything but a finite number.
+    authTime: proved && Number.isFinite(authTime) ? (authTime as number) * 1000 : undefined,
+    personGeneration: Number.isSafeInteger(gen) ? Math.max(gen as number, 0) : 0,
   };
 }
 

@@ -12,6 +12,7 @@ function problem(header: Record<string, unknown>, claims: Record<string, unknown
     checkAccessTokenClaims(header, claims, RULES);
   } catch (error) {
     assert.ok(error instanceof ClaimProblem);
+    assert.equal(error.name, 'ClaimProblem');
     return error.message;
   }
   assert.fail(`accepted: ${JSON.stringify({ header, claims })}`);
@@ -20,7 +21,9 @@ function problem(header: Record<string, unknown>, claims: Record<string, unknown
 describe('RFC 9068 claim checks of our own access tokens', () => {
   it('accepts "at+jwt" in any case, with or without "application/", and nothing else', () => {
     for (const typ of ['at+jwt', 'AT+JWT', 'application/at+jwt']) checkAccessTokenClaims({ typ }, VALID, RULES);
-    for (const typ of ['JWT', 'at+jwt ', undefined, 1]) assert.equal(problem({ typ }, VALID), 'failed the "typ" check (it must be "at+jwt")');
+    // "application/" is a prefix only: taken out of the middle or the end, it would leave "at+jwt".
+    for (const typ of ['JWT', 'at+jwt ', undefined, 1, 'at+application/jwt', 'at+jwtapplication/', 'x-application/at+jwt'])
+      assert.equal(problem({ typ }, VALID), 'failed the "typ" check (it must be "at+jwt")');
   });
 
   it('names the first missing registered claim, and the audience in words', () => {

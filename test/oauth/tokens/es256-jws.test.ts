@@ -15,12 +15,13 @@ function rawJws(header: unknown, payload: unknown, key = privateKey): string {
   const input = `${b64(header)}.${b64(payload)}`;
   return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
 }
-async function problem(token: string): Promise<JwsProblem> {
-  const error = await verifyEs256(token, keyFor).then(
+async function problem(token: string, keys = keyFor): Promise<JwsProblem> {
+  const error = await verifyEs256(token, keys).then(
     () => undefined,
     (e: unknown) => e,
   );
   assert.ok(error instanceof JwsRejected, `accepted: ${token}`);
+  assert.deepEqual([error.name, error.message], ['JwsRejected', `the JWS was refused: ${error.problem}`]);
   return error.problem;
 }
 
@@ -56,6 +57,10 @@ describe('ES256 compact JWS through node:crypto', () => {
     assert.equal(await problem(signEs256({ kid: 'k9', typ: 'at+jwt' }, PAYLOAD, privateKey)), 'unknown_key');
     assert.equal(await problem(rawJws({ alg: 'ES256' }, PAYLOAD)), 'unknown_key');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 7 }, PAYLOAD)), 'unknown_key');
+    // A kid that is no string is not even asked for, though every kid would find the right key.
+    const anyKid = async () => publicKey;
+    assert.ok(await verifyEs256(rawJws({ alg: 'ES256', kid: 'k7' }, PAYLOAD), anyKid));
+    for (const kid of [7, ['k1'], { kid: 'k1' }, null]) assert.equal(await problem(rawJws({ alg: 'ES256', kid }, PAYLOAD), anyKid), 'unknown_key');
   });
 
   it('refuses other algorithms, critical and unencoded-payload headers', async () => {
@@ -65,18 +70,26 @@ describe('ES256 compact JWS through node:crypto', () => {
     assert.equal(await problem(rawJws({ alg: 'es256', kid: 'k1' }, PAYLOAD)), 'algorithm');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1', crit: ['exp'], exp: 1 }, PAYLOAD)), 'unsupported_header');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1', b64: false, crit: ['b64'] }, PAYLOAD)), 'unsupported_header');
+    assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1', b64: true }, PAYLOAD)), 'unsupported_header', 'b64 without crit');
   });
 
   it('refuses malformed serialisations before touching a key', async () => {
     const token = signEs256({ kid: 'k1', typ: 'at+jwt' }, PAYLOAD, privateKey);
     const [h, p, s] = token.split('.') as [string, string, string];
-    for (const bad of [`${h}.${p}`, `${token}.${s}`, `${h}.${p}.${s}=`, `${h}.${p}.${s.slice(0, -2)}+/`, `${h} .${p}.${s}`, `..${s}`, '']) {
+    // A character outside base64url anywhere in a segment, its first included: Buffer's decoder would skip it.
+    const outside = [`+${h}.${p}.${s}`, `${h}.=${p}.${s}`, `${h}.${p}.+${s}`, `${h}.${p}.${s.slice(0, 40)}*${s.slice(40)}`];
+    for (const bad of [`${h}.${p}`, `${token}.${s}`, `${h}.${p}.${s}=`, `${h}.${p}.${s.slice(0, -2)}+/`, `${h} .${p}.${s}`, `..${s}`, '', ...outside]) {
       assert.equal(await problem(bad), 'malformed', bad);
     }
     assert.equal(await problem(rawJws('not json', PAYLOAD)), 'malformed');
     assert.equal(await problem(rawJws(['ES256'], PAYLOAD)), 'malformed');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1' }, [PAYLOAD])), 'malformed', 'a signed payload that is not an object');
     assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1' }, 'null')), 'malformed');
+    // JSON, but no object: a header or a signed payload that is a number, a string or a boolean.
+    for (const json of ['5', '"ES256"', 'true']) {
+      assert.equal(await problem(rawJws(json, PAYLOAD)), 'malformed', `header ${json}`);
+      assert.equal(await problem(rawJws({ alg: 'ES256', kid: 'k1' }, json)), 'malformed', `payload ${json}`);
+    }
   });
 
   it('refuses a DER-encoded signature, which ES256 in JOSE never is', async () => {
@@ -85,9 +98,29 @@ describe('ES256 compact JWS through node:crypto', () => {
     assert.equal(await problem(`${input}.${der}`), 'signature');
   });
 
+  it('refuses a signature of any length but 64 bytes, the valid one cut short, lengthened or padded', async () => {
+    const input = `${b64({ alg: 'ES256', kid: 'k1' })}.${b64(PAYLOAD)}`;
+    const valid = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    assert.ok(await verifyEs256(`${input}.${valid.toString('base64url')}`, keyFor));
+    const zeros = (n: number) => Buffer.alloc(n);
+    const r = valid.subarray(0, 32);
+    const s = valid.subarray(32);
+    for (const signature of [
+      valid.subarray(0, 63),
+      Buffer.concat([valid, zeros(1)]),
+      Buffer.concat([zeros(1), valid]),
+      Buffer.concat([zeros(32), r, zeros(32), s]),
+      Buffer.concat([valid, valid]),
+    ]) {
+      assert.equal(await problem(`${input}.${signature.toString('base64url')}`), 'signature', `${signature.length} bytes`);
+    }
+  });
+
   it('is a TypeError to sign with anything but a private EC key', () => {
-    assert.throws(() => signEs256({ kid: 'k1', typ: 'at+jwt' }, PAYLOAD, publicKey), TypeError);
+    // Its own words, not node:crypto's: what went wrong is the key it was given.
+    const refusal = new TypeError('signEs256 needs a private EC (P-256) key');
+    assert.throws(() => signEs256({ kid: 'k1', typ: 'at+jwt' }, PAYLOAD, publicKey), refusal);
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    assert.throws(() => signEs256({ kid: 'k1', typ: 'at+jwt' }, PAYLOAD, rsa.privateKey), TypeError);
+    assert.throws(() => signEs256({ kid: 'k1', typ: 'at+jwt' }, PAYLOAD, rsa.privateKey), refusal);
   });
 });

@@ -23,4 +23,11 @@ describe('Opaque token values and their storage keys', () => {
     const lookalike = `tat_${'U'.repeat(10)}${'A'.repeat(43)}`; // U is not in Crockford's alphabet
     assert.equal(opaqueTokenKey(lookalike), hashSecret(lookalike));
   });
+
+  it('reads a time only from a value of the new length, though an older or a longer one may start like one', () => {
+    const old = `tat_${'0'.repeat(10)}${'A'.repeat(33)}`; // 43 characters after the prefix, the first 10 of them Crockford
+    assert.equal(opaqueTokenKey(old), hashSecret(old));
+    const longer = `${newOpaqueToken(Date.UTC(2026, 10, 24))}A`;
+    assert.equal(opaqueTokenKey(longer), hashSecret(longer));
+  });
 });

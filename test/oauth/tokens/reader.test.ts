@@ -3,8 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { KeyRing } from '../../../src/oauth/keys/key-ring.ts';
 import { MAX_ACT_DEPTH } from '../../../src/oauth/tokens/delegation-claims.ts';
+import { TokenIssuer } from '../../../src/oauth/tokens/issuer.ts';
 import { opaqueTokenKey } from '../../../src/oauth/tokens/opaque-token.ts';
 import { TokenReader, TokenRejected } from '../../../src/oauth/tokens/reader.ts';
+import { createOrganization } from '../../../src/organizations/create-organization.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import type { OpaqueToken } from '../../../src/store/types.ts';
@@ -47,6 +49,7 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
       (e: unknown) => e,
     );
     assert.ok(error instanceof TokenRejected, `accepted: ${JSON.stringify(claims)}`);
+    assert.equal(error.name, 'TokenRejected');
     return error.message;
   };
   const accepted = async (claims: Record<string, unknown>) => reader.jwt(await sign(claims));
@@ -92,6 +95,98 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
     assert.notEqual(token.act, token.claims?.act);
     assert.notEqual(token.mayAct, token.claims?.may_act);
     assert.deepEqual([token.act, token.mayAct], [{ sub: 'cli_a' }, { sub: 'cli_a' }]);
+  });
+
+  it('reads gen as the generation when it is a whole number of at least 0, and as generation 0 otherwise', async () => {
+    for (const [gen, read] of [
+      [3, 3],
+      [0, 0],
+      [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+      [-1, 0],
+      [1.5, 0],
+      ['2', 0],
+      [2 ** 53, 0],
+      [undefined, 0],
+    ] as const) {
+      assert.equal((await accepted({ gen })).personGeneration, read, String(gen));
+    }
+  });
+
+  it('reads client_id and scope only when they are strings, and no scope as the empty scope', async () => {
+    const read = async (claims: Record<string, unknown>) => {
+      const token = await accepted(claims);
+      return [token.clientId, token.scope];
+    };
+    assert.deepEqual(await read({ client_id: 'cli_a', scope: 'orders:read' }), ['cli_a', 'orders:read']);
+    assert.deepEqual(await read({}), [undefined, '']);
+    assert.deepEqual(await read({ client_id: 7, scope: ['orders:read'] }), [undefined, '']);
+  });
+
+  it('looks up an opaque value of at most 128 characters, and refuses what it does not find as not a token of this server', async () => {
+    const lookedUp: string[] = [];
+    const spied = new Proxy(store, {
+      get: (target, name) =>
+        name === 'findToken'
+          ? (hash: string) => {
+              lookedUp.push(hash);
+              return target.findToken(hash);
+            }
+          : Reflect.get(target, name),
+    });
+    const opaqueReader = new TokenReader({ store: spied, keys, issuer: () => ISSUER, now: () => NOW_MS });
+    for (const [value, looked] of [
+      [`tat_${'a'.repeat(124)}`, 1],
+      [`tat_${'a'.repeat(125)}`, 0],
+    ] as const) {
+      lookedUp.length = 0;
+      await assert.rejects(opaqueReader.opaque(value), new TokenRejected('is not a token of this server'));
+      assert.equal(lookedUp.length, looked, `${value.length} characters`);
+    }
+  });
+
+  it('reads amr only as a non-empty list of strings, and auth_time only with it and as a number', async () => {
+    const read = async (claims: Record<string, unknown>) => {
+      const token = await accepted(claims);
+      return [token.amr, token.authTime];
+    };
+    assert.deepEqual(await read({ amr: ['pwd', 'otp'], auth_time: NOW - 5 }), [['pwd', 'otp'], (NOW - 5) * 1000]);
+    for (const amr of [[], ['pwd', 7], [7], 'pwd', undefined]) {
+      assert.deepEqual(await read({ amr, auth_time: NOW - 5 }), [undefined, undefined], JSON.stringify(amr));
+    }
+    assert.deepEqual(await read({ amr: ['pwd'], auth_time: String(NOW - 5) }), [['pwd'], undefined]);
+    assert.deepEqual(await read({ amr: ['pwd'] }), [['pwd'], undefined]);
+  });
+
+  it("reads an opaque token's may_act and generation from its record, and asks after the lineage of an exchanged one only", async () => {
+    const calls: string[] = [];
+    const spied = new Proxy(store, {
+      get: (target, name) =>
+        name === 'isLineageRevoked'
+          ? (hash: string) => {
+              calls.push(hash);
+              return target.isLineageRevoked(hash);
+            }
+          : Reflect.get(target, name),
+    });
+    const context = { store: spied, keys, issuer: () => ISSUER, now: () => NOW_MS };
+    const issuer = new TokenIssuer(context);
+    const opaqueReader = new TokenReader(context);
+    const { org } = await createOrganization(store, 'reader-test');
+    const base = { orgId: org.id, subject: 'per_ada', scope: 'orders:read', lifetimeSeconds: 600 };
+    const root = await issuer.opaque({ ...base, mayAct: { sub: 'cli_a' }, personGeneration: 3 });
+    const read = await opaqueReader.opaque(root);
+    assert.deepEqual([read.mayAct, read.personGeneration, calls], [{ sub: 'cli_a' }, 3, []]);
+    const child = await issuer.opaque({ ...base, act: { sub: 'cli_a' }, parentHash: opaqueTokenKey(root) });
+    const again = await opaqueReader.opaque(child);
+    assert.deepEqual([again.mayAct, again.personGeneration, calls], [undefined, 0, [opaqueTokenKey(root)]]);
+  });
+
+  it('words the refusal of a JWS header parameter it does not accept', async () => {
+    const { kid, privateKey } = await keys.signingKey();
+    const value = await new SignJWT({ iss: ISSUER, aud: ISSUER, sub: 'per_ada', oid: 'org_a', iat: NOW, exp: NOW + 600 })
+      .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt', b64: true })
+      .sign(privateKey);
+    await assert.rejects(reader.jwt(value), new TokenRejected('uses a JWS header parameter this server does not accept ("crit" or "b64")'));
   });
 
   it('refuses a sub that is not a string', async () => {

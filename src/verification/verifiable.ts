@@ -18,7 +18,7 @@ export function verifiability(
   const { email } = identity;
   if (!email) return { reason: 'no_email', identity };
   // The address check is defence in depth: both directories answer an address that passed it (usableEmail) or null.
-  // Stryker disable next-line ConditionalExpression: emailAddressProblem is never defined for a DirectoryIdentity's email (usableEmail ran the same check)
+  // Stryker disable next-line ConditionalExpression,ObjectLiteral,StringLiteral: unreachable; both directories hand over only an address usableEmail accepted (this same check) or null
   if (emailAddressProblem(canonicalEmailAddress(email)) !== undefined) return { reason: 'no_email', identity };
   return { reason: null, identity: { ...identity, email } };
 }

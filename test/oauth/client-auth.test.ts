@@ -21,6 +21,8 @@ for (const backend of backends()) {
     let client: ClientCredentials;
     /** The client ids the endpoint looked up in the store, in order. */
     const lookedUp: string[] = [];
+    /** A client id whose stored secret hash the store answers cut short, as a hash of another scheme would be. */
+    let shortHashOf: string | undefined;
 
     before(async () => {
       const wrapStore = (real: Store): Store =>
@@ -29,7 +31,11 @@ for (const backend of backends()) {
             if (name !== 'findClientWithConfig') return Reflect.get(target, name);
             return (id: string) => {
               lookedUp.push(id);
-              return target.findClientWithConfig(id);
+              return target
+                .findClientWithConfig(id)
+                .then((found) =>
+                  found && id === shortHashOf ? { ...found, client: { ...found.client, secretHash: found.client.secretHash.slice(0, 10) } } : found,
+                );
             };
           },
         });
@@ -123,6 +129,21 @@ for (const backend of backends()) {
       const description = 'the Basic credentials are not valid form encoding';
       challenged(await request(`Basic ${base64(`${client.id}%zz:${client.secret}`)}`), description);
       challenged(await request(`Basic ${base64(`${client.id}:${client.secret}%E0%A4%A`)}`), description);
+    });
+
+    it('decodes a "+" in Basic credentials as a space (RFC 6749 §2.3.1), so a secret with "+" appended is another secret', async () => {
+      challenged(await request(`Basic ${base64(`${client.id}:${client.secret}+`)}`), 'client authentication failed');
+      challenged(await request(`Basic ${base64(`${client.id}+:${client.secret}`)}`), 'client authentication failed');
+    });
+
+    it('refuses, and does not fail, a client whose stored secret hash is of another length (a hash of another scheme)', async () => {
+      shortHashOf = client.id;
+      try {
+        challenged(await request(basic()), 'client authentication failed');
+      } finally {
+        shortHashOf = undefined;
+      }
+      assert.equal((await request(basic())).status, 200);
     });
 
     it('decodes form-encoded Basic credentials: a client id written with percent escapes is the same client', async () => {

@@ -62,6 +62,29 @@ describe('TokenReader: time claims and delegation claims against a frozen clock'
   });
   after(() => store.close());
 
+  it('reads a JWT of 8,192 characters and refuses one of 8,193 for its length', async () => {
+    /**
+     * A token of exactly `length` characters: a padding claim sets the payload's size, and an extra
+     * header parameter the header's (base64url never gives a length of 4m+1, so one part alone
+     * cannot reach every length).
+     */
+    const ofLength = async (length: number) => {
+      const { kid, privateKey } = await keys.signingKey();
+      for (const extra of ['', 'h', 'hh']) {
+        for (let pad = 5_800; pad < 6_200; pad += 1) {
+          const value = await new SignJWT({ iss: ISSUER, aud: ISSUER, sub: 'per_ada', oid: 'org_a', iat: NOW, exp: NOW + 600, pad: 'p'.repeat(pad) })
+            .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt', ...(extra ? { ext: extra } : {}) })
+            .sign(privateKey);
+          if (value.length === length) return value;
+          if (value.length > length) break;
+        }
+      }
+      throw new TypeError(`no token of ${length} characters`);
+    };
+    assert.equal((await reader.jwt(await ofLength(8_192))).issuedAt, NOW * 1000);
+    await assert.rejects(reader.jwt(await ofLength(8_193)), new TokenRejected('is longer than 8192 characters'));
+  });
+
   it('accepts an iat up to 60 seconds ahead and refuses one a second further', async () => {
     assert.equal((await accepted({ iat: NOW + 60 })).issuedAt, (NOW + 60) * 1000);
     assert.equal(await rejection({ iat: NOW + 61 }), 'was issued in the future ("iat" is more than 60 seconds ahead)');

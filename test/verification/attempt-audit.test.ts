@@ -200,8 +200,8 @@ for (const backend of backends()) {
       ]);
     });
 
-    it('the sixth initiate for one identity in ten minutes is 429 with Retry-After, audited as identity_rate_limited with the identity; another identity is not limited', async () => {
-      const { identity, initiateByEmail, started, audit } = await tenant();
+    it('the sixth initiate for one identity in ten minutes is 429 with Retry-After, audited as identity_rate_limited with the identity, counted where every replica counts it; another identity is not limited', async () => {
+      const { org, connectionId, identity, initiateByEmail, started, audit } = await tenant();
       const person = await identity();
       for (let i = 0; i < 5; i++) await started(person);
       clock.at += 1000;
@@ -214,6 +214,10 @@ for (const backend of backends()) {
       ]);
       const last = (await audit('verification.initiated')).at(-1)!;
       assert.deepEqual([last.outcome, last.reason, last.identity_id], ['refused', 'identity_rate_limited', person]);
+      // The counter is stored under a name every replica, of this release or the one before, counts the identity's codes in.
+      const key = `initiate-identity:${connectionId}:${person}`;
+      const counted = await t.service.store.takeRateLimit({ orgId: org.orgId, key, now: clock.at, limit: 5, windowMs: 10 * 60_000 });
+      assert.deepEqual([counted.allowed, counted.count], [false, 7], 'five codes, the refused sixth, and this one');
       await started(await identity());
     });
 

@@ -72,7 +72,7 @@ export async function consoleBenchmark(options: { seconds: number }): Promise<st
     };
     // One argon2id hash, shared by every bench person: hashing is the sign-in's cost, not the pages'.
     const password = 'bench console password';
-    const { hashPassword, HashWorkPool } = await import('../src/credentials/password/index.ts');
+    const { hashPassword, HashWorkPool } = await import('../src/methods/password/index.ts');
     const pool = new HashWorkPool({ concurrency: 1 });
     const hash = await hashPassword(password, pool);
     await pool.close();

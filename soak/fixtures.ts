@@ -1,10 +1,10 @@
 import { Secret, TOTP } from 'otpauth';
 import { SoftwareAuthenticator } from '../src/dev/software-authenticator.ts';
-import { configurePasskeys, importParams } from '../test/authn/webauthn/passkeys.ts';
 import { importCredential, policyHash, signedInWithTwoFactors } from '../test/helpers/authn.ts';
 import { type ClientCredentials, mintPersonToken, registerClient } from '../test/helpers/oauth.ts';
 import { createOrg, type Replica } from '../test/helpers/replicas.ts';
 import type { TestOrg } from '../test/helpers/service.ts';
+import { configurePasskeys, importParams } from '../test/methods/passkey/passkeys.ts';
 import { type ScimTenant, scimTenant } from '../test/scim/scim-helpers.ts';
 
 export const PASSWORD = 'correct horse battery staple';

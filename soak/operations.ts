@@ -1,5 +1,5 @@
-import { ORIGIN, RP_ID } from '../test/authn/webauthn/passkeys.ts';
 import type { SmtpListener } from '../test/helpers/smtp.ts';
+import { ORIGIN, RP_ID } from '../test/methods/passkey/passkeys.ts';
 import { call, form, json } from './client.ts';
 import { type Fixtures, PASSWORD, type SoakPerson } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';

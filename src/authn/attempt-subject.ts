@@ -32,7 +32,7 @@ export function attemptCounter({ orgId, handle, personId, credentialType }: Atte
 
 /**
  * The counter of a discoverable (usernameless) passkey login: one per user handle, that is per
- * the id its userHandle names (src/authn/webauthn/user-handle.ts), a `public-key` counter beside
+ * the id its userHandle names (src/methods/passkey/user-handle.ts), a `public-key` counter beside
  * the handles'. It is keyed by that id whether or not it names a person of the organisation, so
  * known and unknown user handles are counted alike, under the same keyed hash as the handles'
  * (so the table holds no unknown id in the clear); the `user_handle` tag keeps it apart from any

@@ -1,4 +1,3 @@
-import { assertPortsFree, explainListenError } from '../config/ports.ts';
 import { loadServiceConfig } from '../config/service-config.ts';
 import { consoleUrl, prepareDemoConsole } from '../demo/demo-console.ts';
 import { demoGatewayPorts, prepareDemoDelegation, startDemoGateway } from '../demo/demo-gateway.ts';
@@ -6,7 +5,8 @@ import { DEMO_ORG, DEMO_PERSON, ensureDemoOrganization } from '../demo/demo-orga
 import { type DemoState, demoStatePath, readDemoState, runningDemo, writeDemoState } from '../demo/demo-state.ts';
 import { DEMO_IDENTITY, type DemoVerification, prepareDemoVerification } from '../demo/demo-verification.ts';
 import { startEchoUpstream } from '../demo/echo-upstream.ts';
-import { startService } from '../service.ts';
+import { assertPortsFree, explainListenError } from '../runtime/ports.ts';
+import { startService } from '../service/service.ts';
 import { describe } from '../store/open-store.ts';
 import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
 

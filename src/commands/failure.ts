@@ -1,7 +1,7 @@
-import { PortInUseError } from '../config/ports.ts';
 import { ConfigError } from '../config/service-config.ts';
 import { GatewayConfigError } from '../gateway/config/config-error.ts';
 import { InvalidArgumentError } from '../organizations/create-organization.ts';
+import { PortInUseError } from '../runtime/ports.ts';
 import { ConflictError, StorageUnavailableError } from '../store/store.ts';
 import { UsageError } from './command.ts';
 

@@ -2,8 +2,8 @@ import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { loadGatewaySetup } from '../gateway/config/gateway-config.ts';
 import { gatewayStartupWarnings } from '../gateway/startup-warnings.ts';
-import { primaryReport } from '../workers/primary-report.ts';
-import { runWorkers } from '../workers/run-workers.ts';
+import { primaryReport } from '../runtime/primary-report.ts';
+import { runWorkers } from '../runtime/run-workers.ts';
 import { type Command, closeOnSignals, parseOptions } from './command.ts';
 
 export const gatewayCommand: Command = {

@@ -1,7 +1,7 @@
-import { explainListenError } from '../config/ports.ts';
 import { loadServiceConfig } from '../config/service-config.ts';
-import { primaryReport } from '../workers/primary-report.ts';
-import { runWorkers } from '../workers/run-workers.ts';
+import { explainListenError } from '../runtime/ports.ts';
+import { primaryReport } from '../runtime/primary-report.ts';
+import { runWorkers } from '../runtime/run-workers.ts';
 import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
 
 export const serviceCommand: Command = {
@@ -33,7 +33,7 @@ ${DATABASE_ENVIRONMENT}
     const { config, warnings } = loadServiceConfig();
     if (!(await runWorkers(config.workers, 1, primaryReport('tessera service', config.logLevel)))) return;
     // Imported here, not above: a primary that only watches its workers need not hold the service.
-    const [{ startService }, { describe }] = await Promise.all([import('../service.ts'), import('../store/open-store.ts')]);
+    const [{ startService }, { describe }] = await Promise.all([import('../service/service.ts'), import('../store/open-store.ts')]);
     const service = await startService(config).catch((error: unknown) => {
       throw explainListenError(error, [{ setting: 'TESSERA_PORT', host: config.host, port: config.port }]);
     });

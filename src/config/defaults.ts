@@ -43,7 +43,7 @@ export const consoleSessionDefaults = Object.freeze({
 });
 
 /**
- * Every listener's bounds (src/http/listener-policy.ts), the service's and the gateway's alike;
+ * Every listener's bounds (src/runtime/listener-policy.ts), the service's and the gateway's alike;
  * each is a setting (TESSERA_* in service-config.ts, the gateway's in its configuration).
  * Headers get 10 s, as the gateway always gave them; a whole request 30 s, which a 64 KiB body
  * meets at 20 kbit/s. Idle keep-alive lasts 65 s, past the 60 s idle timeout of common load

@@ -1,4 +1,4 @@
-import type { ListenerPolicy } from '../http/listener-policy.ts';
+import type { ListenerPolicy } from '../runtime/listener-policy.ts';
 import { listenerDefaults } from './defaults.ts';
 
 /** The service port's listener policy as environment variables (part of serviceVariables, service-config.ts). */

@@ -1,9 +1,9 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
 import { DEFAULT_FAILURE_TIME_MS, FAILURE_TIME_RANGE_MS } from '../authn/failure-time.ts';
-import type { ListenerPolicy } from '../http/listener-policy.ts';
+import type { ListenerPolicy } from '../runtime/listener-policy.ts';
+import { parseWorkers, WORKERS_RULE } from '../runtime/run-workers.ts';
 import { isEmailAddress } from '../validation/email.ts';
-import { parseWorkers, WORKERS_RULE } from '../workers/run-workers.ts';
 import { defaultDatabaseUrl, sqliteFile } from './data-dir.ts';
 import { listenerVariables, readListener } from './listener-variables.ts';
 
@@ -85,7 +85,7 @@ export interface ServiceConfig {
   smtpTimeoutMs: number;
   /** On SIGTERM: how long to serve on with /readyz failing, then how long requests in flight get. */
   shutdown: { delayMs: number; timeoutMs: number };
-  /** Timeouts, keep-alive and connection caps of the service's port, per process (src/http/listener-policy.ts). */
+  /** Timeouts, keep-alive and connection caps of the service's port, per process (src/runtime/listener-policy.ts). */
   listener: ListenerPolicy;
 }
 

@@ -1,6 +1,6 @@
-import { HashWorkPool, hashPassword } from '../credentials/password/index.ts';
 import { randomSecret } from '../crypto/ids.ts';
-import type { RunningService } from '../service.ts';
+import { HashWorkPool, hashPassword } from '../methods/password/index.ts';
+import type { RunningService } from '../service/service.ts';
 import { adminApi } from './admin-api.ts';
 import { DEMO_PERSON } from './demo-organization.ts';
 

@@ -3,7 +3,7 @@ import { envKey } from '../gateway/config/config-error.ts';
 import { type GatewayConfig, readGatewayConfig } from '../gateway/config/gateway-config.ts';
 import { launchGateway } from '../gateway/launch.ts';
 import type { RunningGateway } from '../gateway/proxy/proxy-server.ts';
-import type { RunningService } from '../service.ts';
+import type { RunningService } from '../service/service.ts';
 import { adminApi } from './admin-api.ts';
 
 const CLIENT_NAME = 'demo-gateway';

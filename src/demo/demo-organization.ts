@@ -1,7 +1,7 @@
 import { cliOperator } from '../audit/admin-events.ts';
 import { newId } from '../crypto/ids.ts';
 import { createOrganization, replaceAdminKey } from '../organizations/create-organization.ts';
-import type { RunningService } from '../service.ts';
+import type { RunningService } from '../service/service.ts';
 import type { DemoState } from './demo-state.ts';
 
 export const DEMO_ORG = 'demo';

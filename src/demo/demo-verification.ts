@@ -1,6 +1,6 @@
 import { hashSecret } from '../crypto/ids.ts';
 import { replaceApiKey } from '../organizations/create-organization.ts';
-import type { RunningService } from '../service.ts';
+import type { RunningService } from '../service/service.ts';
 import { adminApi } from './admin-api.ts';
 
 const CONNECTION_NAME = 'demo directory';

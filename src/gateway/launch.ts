@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { explainListenError } from '../config/ports.ts';
+import { explainListenError } from '../runtime/ports.ts';
 import { buildPlugins } from './build-plugins.ts';
 import type { GatewayConfig } from './config/gateway-config.ts';
 import { type RunningGateway, startGateway } from './proxy/proxy-server.ts';

@@ -3,9 +3,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, passkeyAlreadyRegistered } from '../errors/api-error.ts';
 import type { ApiErrorCode } from '../errors/catalogue.ts';
 import { CodedError } from '../errors/coded-error.ts';
+import { answerOnSocket } from '../runtime/socket-answer.ts';
 import { ConflictError, StorageUnavailableError } from '../store/store.ts';
 import { errorBody } from './envelope.ts';
-import { answerOnSocket } from './socket-answer.ts';
 import { describeValidationErrors } from './validation.ts';
 
 /** Longer path parameters are refused by the router itself, before any schema runs. */

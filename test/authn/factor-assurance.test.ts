@@ -8,8 +8,8 @@ import { backends } from '../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
 import { claims, clientToken, EXCHANGE, JWT_TYPE, mintPersonToken, registerClient, token } from '../helpers/oauth.ts';
 import { errorCodes, type Response, type TestOrg, type TestService } from '../helpers/service.ts';
+import { configurePasskeys } from '../methods/passkey/passkeys.ts';
 import { scimTenant } from '../scim/scim-helpers.ts';
-import { configurePasskeys } from './webauthn/passkeys.ts';
 
 const FROZEN = Date.UTC(2031, 4, 6, 7, 8, 0);
 const STEP_UP = /^Bearer error="insufficient_user_authentication", error_description="[a-z -]+"/;

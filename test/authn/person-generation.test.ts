@@ -7,7 +7,7 @@ import { importCredential, passwordJwt, passwordPerson, signInWithTwoFactors, tw
 import { backends } from '../helpers/backends.ts';
 import { ACCESS_TOKEN_TYPE, claims, EXCHANGE, introspect, JWT_TYPE, mintPersonToken, registerClient, token } from '../helpers/oauth.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
-import { importParams } from './webauthn/passkeys.ts';
+import { importParams } from '../methods/passkey/passkeys.ts';
 
 const EARLIER = /was issued before the person signed out everywhere, had their roles changed or a credential removed; it no longer works$/;
 

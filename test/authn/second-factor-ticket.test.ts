@@ -10,7 +10,7 @@ import { backends } from '../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
 import { claims } from '../helpers/oauth.ts';
 import { errorCodes, type TestOrg, type TestService } from '../helpers/service.ts';
-import { asBrowser, configurePasskeys, importParams, ORIGIN } from './webauthn/passkeys.ts';
+import { asBrowser, configurePasskeys, importParams, ORIGIN } from '../methods/passkey/passkeys.ts';
 
 const FROZEN = Date.UTC(2031, 4, 6, 7, 8, 0);
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadServiceConfig } from '../../src/config/service-config.ts';
-import { startService } from '../../src/service.ts';
+import { startService } from '../../src/service/service.ts';
 import { exited, runCli, spawnCli, waitForOutput } from '../helpers/cli.ts';
 
 const directories: string[] = [];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '../../src/errors/api-error.ts';
-import { changePersonAccess, deletePerson } from '../../src/routes/person-changes.ts';
+import { changePersonAccess, deletePerson } from '../../src/persons/operations.ts';
 import type { Store } from '../../src/store/store.ts';
 import { backends } from '../helpers/backends.ts';
 import { ConsoleAgent, consolePerson, signInWithPassword } from '../helpers/console.ts';

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
-import { configurePasskeys, ORIGIN, passkeyLogin, registerPasskey } from '../authn/webauthn/passkeys.ts';
 import { importCredential, login } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { ConsoleAgent, type ConsolePerson, consolePerson, signInWithPassword } from '../helpers/console.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
 import type { TestOrg, TestService } from '../helpers/service.ts';
+import { configurePasskeys, ORIGIN, passkeyLogin, registerPasskey } from '../methods/passkey/passkeys.ts';
 
 const FROZEN = Date.UTC(2031, 4, 6, 7, 8, 0);
 const NO_INLINE_SCRIPT_OR_STYLE = /<script(?![^>]*src=)|style=/;

@@ -5,13 +5,13 @@ import { RECENT_SIGN_IN_MS } from '../../src/authn/assurance.ts';
 import { TICKET_MAX_ATTEMPTS } from '../../src/authn/second-factor.ts';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
 import type { Store } from '../../src/store/store.ts';
-import { configurePasskeys, importParams, ORIGIN } from '../authn/webauthn/passkeys.ts';
 import { importCredential, signInWithTwoFactors, twoFactorPerson } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { ConsoleAgent, type ConsolePage, type ConsolePerson, consolePerson, signInWithPassword } from '../helpers/console.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
 import { EXCHANGE, JWT_TYPE, registerClient, token } from '../helpers/oauth.ts';
 import type { TestOrg, TestService } from '../helpers/service.ts';
+import { configurePasskeys, importParams, ORIGIN } from '../methods/passkey/passkeys.ts';
 
 const FROZEN = Date.UTC(2031, 4, 6, 7, 8, 0);
 const COOKIE = '__Host-tessera-console';

@@ -8,8 +8,9 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
-import { verifyAssertion } from '../../src/credentials/public-key/assertion.ts';
 import { type SoftwareAlgorithm, SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
+import { verifyAssertion } from '../../src/methods/passkey/verify-assertion.ts';
+import { runCli } from '../helpers/cli.ts';
 import {
   attestedCredential,
   challengeOf,
@@ -18,8 +19,7 @@ import {
   W3C_RP_ID,
   W3C_TEST_VECTORS,
   type W3cTestVector,
-} from '../authn/webauthn/fixtures/w3c-test-vectors.ts';
-import { runCli } from '../helpers/cli.ts';
+} from '../methods/passkey/fixtures/w3c-test-vectors.ts';
 
 const ceremony = { challenge: 'Y2hhbGxlbmdlLW9mLXRoaXMtdGVzdA', rpId: 'example.com', origin: 'https://login.example.com' };
 

@@ -11,7 +11,7 @@ import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { launchGateway } from '../../src/gateway/launch.ts';
 import { gatewayStartupWarnings } from '../../src/gateway/startup-warnings.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { startService } from '../../src/service.ts';
+import { startService } from '../../src/service/service.ts';
 import { backends } from '../helpers/backends.ts';
 import { closedPortUrl, registerClient } from '../helpers/oauth.ts';
 import { startTestService } from '../helpers/service.ts';

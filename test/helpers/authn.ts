@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { HashJob } from '../../src/credentials/password/hash-job.ts';
-import { HashWorkPool, hashPassword } from '../../src/credentials/password/index.ts';
-import { encodeBase32 } from '../../src/credentials/totp/index.ts';
+import { HashWorkPool, hashPassword } from '../../src/methods/password/index.ts';
+import type { HashJob } from '../../src/methods/password/threads/hash-job.ts';
+import { encodeBase32 } from '../../src/methods/totp/index.ts';
 import { createPerson } from './oauth.ts';
 import type { Response, TestOrg, TestService } from './service.ts';
 
@@ -73,9 +73,9 @@ export interface TotpVector {
   code: string;
 }
 
-/** The oathtool vectors of test/credentials/totp/fixtures/ (each records the command that made it). */
+/** The oathtool vectors of test/methods/totp/fixtures/ (each records the command that made it). */
 export function oathtoolVectors(): TotpVector[] {
-  const url = new URL('../credentials/totp/fixtures/oathtool-vectors.json', import.meta.url);
+  const url = new URL('../methods/totp/fixtures/oathtool-vectors.json', import.meta.url);
   return JSON.parse(readFileSync(url, 'utf8')).vectors;
 }
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { logMailer } from '../../src/email/log-mailer.ts';
-import { buildApp } from '../../src/http/app.ts';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
+import { buildApp } from '../../src/service/app.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Backend } from './backends.ts';

@@ -1,7 +1,7 @@
 import { loadServiceConfig } from '../../src/config/service-config.ts';
 import { newId } from '../../src/crypto/ids.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { type RunningService, type ServiceOptions, startService } from '../../src/service.ts';
+import { type RunningService, type ServiceOptions, startService } from '../../src/service/service.ts';
 import type { Backend } from './backends.ts';
 
 /** The secret test services seal their signing keys with. */

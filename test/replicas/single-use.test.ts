@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { Secret, TOTP, URI } from 'otpauth';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
-import { asBrowser, configurePasskeys, importParams, loginOptions, ORIGIN, RP_ID } from '../authn/webauthn/passkeys.ts';
 import { importCredential, login } from '../helpers/authn.ts';
 import { postgresServerUrl, type Replica } from '../helpers/replicas.ts';
 import type { Response, TestOrg } from '../helpers/service.ts';
+import { asBrowser, configurePasskeys, importParams, loginOptions, ORIGIN, RP_ID } from '../methods/passkey/passkeys.ts';
 import { type Helpdesk, type HelpdeskReplicas, outcomeOf, startHelpdeskReplicas } from './helpdesk.ts';
 
 const server = postgresServerUrl();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { listenerDefaults } from '../../src/config/defaults.ts';
-import { exchange, hold } from '../http/listener-sockets.ts';
+import { exchange, hold } from '../runtime/listener-sockets.ts';
 import type { SecurityStack } from './harness.ts';
 import type { SecurityRow } from './rows.ts';
 
@@ -23,7 +23,7 @@ async function perAddressCap(url: string, health: string): Promise<void> {
 
 /**
  * Issue 24's listener findings, on the stack's own listeners at their defaults. The timeouts'
- * cases need timeouts of a few hundred milliseconds: they are in test/http/listeners.test.ts,
+ * cases need timeouts of a few hundred milliseconds: they are in test/runtime/listeners.test.ts,
  * on each listener (slow headers, a stalled body, idle keep-alive, half-open clients, clients
  * that stop reading).
  */

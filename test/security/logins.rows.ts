@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
-import { asBrowser, configurePasskeys, importParams, ORIGIN } from '../authn/webauthn/passkeys.ts';
 import { completeWithCode, importCredential, login, twoFactorPerson, unauditedAttempts } from '../helpers/authn.ts';
 import { ConsoleAgent, type ConsolePage, consolePerson, signInWithPassword } from '../helpers/console.ts';
 import { claims } from '../helpers/oauth.ts';
 import { errorCodes, type TestOrg } from '../helpers/service.ts';
+import { asBrowser, configurePasskeys, importParams, ORIGIN } from '../methods/passkey/passkeys.ts';
 import { head, hostOf, type SecurityStack, sendRaw } from './harness.ts';
 import type { SecurityRow } from './rows.ts';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/app.ts';
 import { KeyRing } from '../../src/oauth/keys/key-ring.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
+import { buildApp } from '../../src/service/app.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { type Backend, backends } from '../helpers/backends.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { changePersonAccess, signOutEverywhere } from '../../src/routes/person-changes.ts';
-import { newPerson } from '../../src/routes/persons.ts';
+import { changePersonAccess, signOutEverywhere } from '../../src/persons/operations.ts';
+import { newPerson } from '../../src/persons/routes.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { backends } from '../helpers/backends.ts';
 

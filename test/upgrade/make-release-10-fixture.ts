@@ -15,9 +15,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
-import { importParams, ORIGIN, RP_ID } from '../authn/webauthn/passkeys.ts';
 import { policyHash, totpImport } from '../helpers/authn.ts';
 import { TEST_SECRET } from '../helpers/service.ts';
+import { importParams, ORIGIN, RP_ID } from '../methods/passkey/passkeys.ts';
 import { RELEASE_10_PORT, type Release10Fixture } from './release-10.ts';
 import { dumpSqlite, makeFixture } from './release-fixtures.ts';
 

@@ -3,21 +3,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { publicKeyCredentialType } from '../../src/credentials/public-key/type.ts';
 import { newId } from '../../src/crypto/ids.ts';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
+import { publicKeyCredentialType } from '../../src/methods/passkey/type.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { newPerson } from '../../src/routes/persons.ts';
+import { newPerson } from '../../src/persons/routes.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { LATEST_SCHEMA_VERSION, migrationsFor } from '../../src/store/migrations.ts';
 import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';
 import type { SqlDriver, SqlParam } from '../../src/store/sql-driver.ts';
 import { sqlStore } from '../../src/store/sql-store.ts';
 import { SqliteDriver } from '../../src/store/sqlite/sqlite-driver.ts';
-import { configurePasskeys, importParams, passkeyLogin } from '../authn/webauthn/passkeys.ts';
 import { type Backend, backends } from '../helpers/backends.ts';
 import { startFrozenService } from '../helpers/frozen-service.ts';
 import { errorCodes, type TestOrg, type TestService } from '../helpers/service.ts';
+import { configurePasskeys, importParams, passkeyLogin } from '../methods/passkey/passkeys.ts';
 
 /** The last schema version before a passkey's credential id was the organisation's once. */
 const BEFORE = 13;

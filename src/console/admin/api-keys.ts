@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
 import { createApiKey, revokeApiKey, rotateApiKey } from '../../organizations/api-keys.ts';
-import { NewApiKey } from '../../routes/organizations.ts';
+import { NewApiKey } from '../../organizations/routes.ts';
 import type { ApiKeyKind } from '../../store/types.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';

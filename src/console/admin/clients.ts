@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createOAuthClient, deleteOAuthClient, NewClient, rotateOAuthClientSecret } from '../../clients/operations.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { createOAuthClient, deleteOAuthClient, NewClient, rotateOAuthClientSecret } from '../../routes/oauth-client-admin.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { field, fields } from '../form-body.ts';

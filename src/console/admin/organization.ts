@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
-import { ConfigPatch, changeOrganizationConfig } from '../../routes/organization-config.ts';
+import { ConfigPatch, changeOrganizationConfig } from '../../organizations/config.ts';
 import type { OrganizationConfig } from '../../store/types.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';

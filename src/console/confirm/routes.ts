@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { passwordMethod } from '../../authn/password-method.ts';
-import { passkeysConfigured } from '../../authn/webauthn/relying-party.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { passkeysConfigured } from '../../methods/passkey/relying-party.ts';
+import { passwordMethod } from '../../methods/password/login.ts';
 import type { Organization, Person } from '../../store/types.ts';
 import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
@@ -51,7 +51,7 @@ function formErrorOf(error: unknown): { status: number; message: string } | unde
  */
 export function confirmRoutes(deps: ConsoleDeps) {
   const { store, sessions, logins } = deps;
-  const login = () => import('../../authn/webauthn/login.ts');
+  const login = () => import('../../methods/passkey/login.ts');
   const back = (next: string) => `${next}${next.includes('?') ? '&' : '?'}notice=${CONFIRMED}`;
   const render = async (request: FastifyRequest, reply: FastifyReply, next: string, problem?: { status: number; message: string }) => {
     const { org, person } = signedIn(request);

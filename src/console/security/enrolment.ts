@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { passkeysConfigured } from '../../authn/webauthn/relying-party.ts';
+import { passkeysConfigured } from '../../methods/passkey/relying-party.ts';
 import type { Organization } from '../../store/types.ts';
 import { type ConsoleRequest, consoleRequest, ENROLMENT_PAGE, seeOther } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';

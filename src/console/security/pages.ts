@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { totpCredentialType } from '../../credentials/totp/index.ts';
+import { totpCredentialType } from '../../methods/totp/index.ts';
 import type { Credential } from '../../store/credentials/store.ts';
 import { timestamp } from '../cells.ts';
 import type { ConsoleRequest } from '../context.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { withTwoFactors } from '../../authn/assurance.ts';
 import type { AmrValue } from '../../authn/person-token.ts';
-import { RegistrationVerifyRequest } from '../../authn/webauthn/schemas.ts';
+import { RegistrationVerifyRequest } from '../../methods/passkey/schemas.ts';
 import { consoleRequest, proofOf, signedInOrEnrolling } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { SCRIPT_JSON } from '../form-body.ts';
@@ -16,7 +16,7 @@ const OptionsBody = Type.Object({}, { additionalProperties: false });
  */
 export function passkeyRegistrationRoutes(deps: ConsoleDeps) {
   // The ceremony's libraries load on the first use, as for the sign-in.
-  const registration = () => import('../../authn/webauthn/registration.ts');
+  const registration = () => import('../../methods/passkey/registration.ts');
   return async (app: FastifyInstance) => {
     app.post('/console/security/passkeys/options', { config: SCRIPT_JSON, schema: { body: OptionsBody } }, async (request) => {
       const who = signedInOrEnrolling(request);

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { StartedEnrolment } from '../../authn/totp-enrolment.ts';
+import type { StartedEnrolment } from '../../methods/totp/enrolment-flow.ts';
 import type { ConsoleRequest } from '../context.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';

@@ -30,12 +30,12 @@ const SecondFactorVerifyBody = Type.Object(
 );
 
 /**
- * The passkey sign-ins, as JSON for console.js: the API's own ceremony (src/authn/webauthn), so a
+ * The passkey sign-ins, as JSON for console.js: the API's own ceremony (src/methods/passkey), so a
  * failed assertion counts toward the same lockout, and the person must be of the console. Alone,
  * a passkey that verified the user is two factors; after a password it completes the ticket.
  */
 export function passkeySignInRoutes(deps: ConsoleDeps) {
-  const login = () => import('../../authn/webauthn/login.ts');
+  const login = () => import('../../methods/passkey/login.ts');
   return async (app: FastifyInstance) => {
     app.post('/console/sign-in/passkey/options', { config: SCRIPT_JSON, schema: { body: OptionsBody } }, async (request) => {
       const body = request.body as { organization: string; email?: string };

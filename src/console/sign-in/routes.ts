@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { secondFactorMethods } from '../../authn/assurance.ts';
-import { passwordMethod } from '../../authn/password-method.ts';
 import { afterPassword, completeSignIn } from '../../authn/second-factor.ts';
-import { totpMethod } from '../../authn/totp-method.ts';
-import { passkeysConfigured } from '../../authn/webauthn/relying-party.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { signOutEverywhere } from '../../routes/person-changes.ts';
+import { passkeysConfigured } from '../../methods/passkey/relying-party.ts';
+import { passwordMethod } from '../../methods/password/login.ts';
+import { totpMethod } from '../../methods/totp/login.ts';
+import { signOutEverywhere } from '../../persons/operations.ts';
 import type { Organization } from '../../store/types.ts';
 import { type ConsoleRequest, consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';

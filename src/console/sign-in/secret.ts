@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { PasswordLoginBody, TotpLoginBody } from '../../authn/login-schemas.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { PasswordLoginBody, TotpLoginBody } from '../../methods/login-schemas.ts';
 import { checkBody, FormRefusal } from '../form-refusals.ts';
 
 const fieldsOf = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { ListenerPolicy } from '../../http/listener-policy.ts';
-import { parseWorkers, WORKERS_RULE } from '../../workers/run-workers.ts';
+import type { ListenerPolicy } from '../../runtime/listener-policy.ts';
+import { parseWorkers, WORKERS_RULE } from '../../runtime/run-workers.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from '../plugins/token-exchange/schema.ts';
 import { envKey, GatewayConfigError, type KeyNamer } from './config-error.ts';
 import { parseDuration } from './duration.ts';

@@ -1,5 +1,5 @@
 import { listenerDefaults } from '../../config/defaults.ts';
-import type { ListenerPolicy } from '../../http/listener-policy.ts';
+import type { ListenerPolicy } from '../../runtime/listener-policy.ts';
 import { GatewayConfigError, type KeyNamer } from './config-error.ts';
 import { parseDuration } from './duration.ts';
 

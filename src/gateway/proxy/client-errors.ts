@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerOnSocket } from '../../http/socket-answer.ts';
+import { answerOnSocket } from '../../runtime/socket-answer.ts';
 import { GatewayError, type GatewayErrorCode, gatewayErrorBody } from './gateway-error.ts';
 
 /** Node's parser errors that have a code of their own; any other is a malformed request. */

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
-import { drainServer } from '../../http/drain-server.ts';
-import { applyListenerPolicy } from '../../http/listener-policy.ts';
+import { drainServer } from '../../runtime/drain-server.ts';
+import { applyListenerPolicy } from '../../runtime/listener-policy.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { requestIdOf } from '../request-id.ts';
 import { answerClientError, refuseConnect } from './client-errors.ts';

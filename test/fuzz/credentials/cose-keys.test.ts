@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseCoseKey } from '../../../src/credentials/public-key/cose-key.ts';
-import { normalisePublicKeyParams } from '../../../src/credentials/public-key/normalise-params.ts';
 import { coseKey, encodeCbor } from '../../../src/dev/cose-encoding.ts';
+import { parseCoseKey } from '../../../src/methods/passkey/format/cose-key.ts';
+import { normalisePublicKeyParams } from '../../../src/methods/passkey/format/normalise-params.ts';
 import { backends } from '../../helpers/backends.ts';
 import { coseLikeMap, realCose, realKey, refusedChange } from './cose-key-model.ts';
 import {

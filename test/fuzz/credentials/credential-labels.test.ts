@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
-import { configurePasskeys, ORIGIN } from '../../authn/webauthn/passkeys.ts';
 import { backends } from '../../helpers/backends.ts';
 import type { Response } from '../../helpers/service.ts';
+import { configurePasskeys, ORIGIN } from '../../methods/passkey/passkeys.ts';
 import { assertRefusedNaming, credentialCount, dropPassword, type FuzzTarget, fuzzTarget, httpRuns } from './fuzz-support.ts';
 
 /**

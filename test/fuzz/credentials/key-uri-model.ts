@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { encodeBase32 } from '../../../src/credentials/totp/base32.ts';
+import { encodeBase32 } from '../../../src/methods/totp/base32.ts';
 
 /**
  * Generated `otpauth://totp/` key URIs built from their parts, what docs/credentials.md ("The

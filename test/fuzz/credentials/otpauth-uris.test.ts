@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { base32Problem, decodeBase32, encodeBase32 } from '../../../src/credentials/totp/base32.ts';
-import { KEY_URI_FIELD, parseKeyUri } from '../../../src/credentials/totp/key-uri.ts';
-import { recoveryCodeProblem } from '../../../src/credentials/totp/recovery-codes.ts';
+import { base32Problem, decodeBase32, encodeBase32 } from '../../../src/methods/totp/base32.ts';
+import { KEY_URI_FIELD, parseKeyUri } from '../../../src/methods/totp/key-uri.ts';
+import { recoveryCodeProblem } from '../../../src/methods/totp/recovery-codes.ts';
 import { backends } from '../../helpers/backends.ts';
 import { assertRefusedNaming, credentialCount, type FuzzTarget, fuzzTarget, httpRuns, mutatedString, parsedOrRefused, timed } from './fuzz-support.ts';
 import { brokenUris, goodUris } from './key-uri-model.ts';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { encodeBcryptBase64 } from '../../../src/credentials/password/bcrypt-base64.ts';
+import { encodeBcryptBase64 } from '../../../src/methods/password/bcrypt-base64.ts';
 
 /**
  * Generated password hashes in the three accepted formats, each part either well-formed or

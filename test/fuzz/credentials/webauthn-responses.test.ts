@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { verifyAssertion } from '../../../src/credentials/public-key/assertion.ts';
-import { verifyRegistration } from '../../../src/credentials/public-key/registration.ts';
 import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
-import { configurePasskeys, ORIGIN, RP_ID, registerPasskey, userHandleOf } from '../../authn/webauthn/passkeys.ts';
+import { verifyAssertion } from '../../../src/methods/passkey/verify-assertion.ts';
+import { verifyRegistration } from '../../../src/methods/passkey/verify-registration.ts';
 import { loginPerson } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
 import { errorCodes, type Response, startTestService, type TestOrg, type TestService } from '../../helpers/service.ts';
+import { configurePasskeys, ORIGIN, RP_ID, registerPasskey, userHandleOf } from '../../methods/passkey/passkeys.ts';
 import { holdsForbiddenKey } from '../forbidden-keys.ts';
 import { assertCatalogued, assertRefusedNaming, httpRuns } from './fuzz-support.ts';
 import {

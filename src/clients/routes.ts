@@ -1,0 +1,111 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { apiKeyOperator } from '../audit/admin-events.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
+import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
+import type { ClientStore } from '../store/clients/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
+import type { TransactionalStore } from '../store/store.ts';
+import type { OAuthClient } from '../store/types.ts';
+import { ClientFields, createOAuthClient, deleteOAuthClient, NewClient, rotateOAuthClientSecret } from './operations.ts';
+
+const ClientView = Type.Object({ client_id: Type.String(), ...ClientFields, created_at: Type.String({ format: 'date-time' }) });
+const Secret = Type.Object({ client_secret: Type.String({ description: 'Shown once; only its hash is stored' }) });
+const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+function presentClient(client: OAuthClient) {
+  return {
+    client_id: client.id,
+    client_name: client.name,
+    scopes: client.scopes,
+    grant_types: client.grantTypes,
+    access_token_duration: client.accessTokenDuration,
+    access_token_format: client.accessTokenFormat,
+    created_at: new Date(client.createdAt).toISOString(),
+  };
+}
+
+/** `now`: the app's clock, which stamps what is created and the audit events. */
+export function oauthClientRoutes(store: ClientStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', requireApiKey(store, ['admin']));
+    const tags = ['oauth2 clients'];
+    const security = [{ orgId: [], apiKey: [] }];
+    const notFound = () => new ApiError('NOT_FOUND', 'path.client_id: no OAuth2 client of this organisation has this id');
+
+    app.post(
+      '/oauth2/clients',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Register an OAuth2 client (secret shown once)',
+          body: NewClient,
+          response: { 201: Envelope(Type.Intersect([ClientView, Secret])), ...commonErrors },
+        },
+      },
+      async (request, reply) => {
+        const { org } = tenantOf(request);
+        const { client, secret } = await createOAuthClient(store, org.id, request.body, apiKeyOperator(request), now());
+        return reply.code(201).send({ result: { ...presentClient(client), client_secret: secret } });
+      },
+    );
+
+    app.get(
+      '/oauth2/clients',
+      {
+        schema: { tags, security, summary: 'List OAuth2 clients', querystring: PageQuery, response: { 200: ListEnvelope(ClientView), ...commonErrors } },
+      },
+      async (request) => {
+        const page = await store.listClients(tenantOf(request).org.id, pageRequest('oauth2-clients', request.query));
+        return listResponse('oauth2-clients', request.query.limit, page, presentClient);
+      },
+    );
+
+    app.get(
+      '/oauth2/clients/:client_id',
+      {
+        schema: { tags, security, summary: 'Read an OAuth2 client', params: ClientParams, response: { 200: Envelope(ClientView), ...commonErrors } },
+      },
+      async (request) => {
+        const client = await store.getClient(tenantOf(request).org.id, request.params.client_id);
+        if (!client) throw notFound();
+        return { result: presentClient(client) };
+      },
+    );
+
+    app.delete(
+      '/oauth2/clients/:client_id',
+      {
+        schema: { tags, security, summary: 'Delete an OAuth2 client', params: ClientParams, response: { 204: Type.Null(), ...commonErrors } },
+      },
+      async (request, reply) => {
+        // Revokes the client's opaque tokens in the same transaction (see ClientStore.deleteClient).
+        const { org } = tenantOf(request);
+        if (!(await deleteOAuthClient(store, org.id, request.params.client_id, apiKeyOperator(request), now()))) throw notFound();
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/oauth2/clients/:client_id/secret',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Rotate the client secret (the old one stops working at once)',
+          params: ClientParams,
+          response: { 200: Envelope(Type.Intersect([Type.Object({ client_id: Type.String() }), Secret])), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const { org } = tenantOf(request);
+        const secret = await rotateOAuthClientSecret(store, org.id, request.params.client_id, apiKeyOperator(request), now());
+        if (secret === undefined) throw notFound();
+        return { result: { client_id: request.params.client_id, client_secret: secret } };
+      },
+    );
+  };
+}

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '../types.ts';
+import type { Page, PageRequest } from '../page.ts';
 
 export interface OrganizationConfig {
   /** Upper bound, in seconds, on the lifetime of any token issued for the organisation. */

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '../types.ts';
+import type { Page, PageRequest } from '../page.ts';
 
 export const handleTypes = ['email_address', 'phone_number'] as const;
 export type HandleType = (typeof handleTypes)[number];

@@ -1,9 +1,30 @@
-import type { OrganizationConfig } from '../store/types.ts';
-
 /**
  * Defaults that are not environment variables (those live in service-config.ts, each beside
  * its rule). Every default the API applies comes from here.
  */
+
+/**
+ * An organisation's settings (/organizations/config), declared here beside their defaults so that
+ * this leaf imports nothing; the organisations' store re-exports it.
+ */
+export interface OrganizationConfig {
+  /** Upper bound, in seconds, on the lifetime of any token issued for the organisation. */
+  token_lifetime_ceiling: number;
+  /** SPIFFE trust domain → JWKS URL of its JWT-SVID signing keys. */
+  svid_jwks_urls: Record<string, string>;
+  allowed_spiffe_ids: string[];
+  /** From address of verification emails; null: TESSERA_SMTP_FROM. */
+  email_sender: string | null;
+  /** Display name of verification emails' From header; null: the organisation's name. */
+  email_sender_name: string | null;
+  /** The WebAuthn relying party id (a registrable domain) passkeys are bound to; null: passkeys are off. */
+  webauthn_rp_id: string | null;
+  /** The https origins (http only for localhost) whose pages may run a WebAuthn ceremony. */
+  webauthn_origins: string[];
+  /** Refuse a passkey login whose signature counter did not increase (a possible clone). */
+  webauthn_refuse_clone_warning: boolean;
+}
+
 export const organizationConfigDefaults: Readonly<OrganizationConfig> = Object.freeze({
   token_lifetime_ceiling: 3600,
   svid_jwks_urls: {},

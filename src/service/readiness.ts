@@ -1,5 +1,5 @@
 import type { KeyRing } from '../oauth/keys/key-ring.ts';
-import { LATEST_SCHEMA_VERSION } from '../store/migrations.ts';
+import { LATEST_SCHEMA_VERSION } from '../store/migrations/index.ts';
 import { StorageUnavailableError, type StoreConnection } from '../store/store.ts';
 
 export interface ReadinessDeps {

@@ -1,4 +1,4 @@
-import type { Handle } from './persons/store.ts';
+import type { Handle } from '../validation/handle.ts';
 
 /** `passkey`: a public-key credential whose WebAuthn credential id the organisation holds already, for any person. */
 export type ConflictSubject = 'organization_name' | 'api_key_name' | 'person_handle' | 'secret' | 'connection_name' | 'identity_user_name' | 'passkey';

@@ -1,5 +1,5 @@
+import type { Page, PageRequest } from './page.ts';
 import type { SqlExecutor } from './sql-driver.ts';
-import type { Page, PageRequest } from './types.ts';
 
 /** Tables listed per organisation in id order (ids are time-ordered, so this is creation order). */
 export type ListedTable = 'api_keys' | 'persons' | 'oauth_clients' | 'audit_events' | 'credentials' | 'identity_connections';

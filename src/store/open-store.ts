@@ -1,6 +1,6 @@
 import { drainingDriver } from './draining-driver.ts';
 import { migrate } from './migrate.ts';
-import { migrationsFor } from './migrations.ts';
+import { migrationsFor } from './migrations/index.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import { sqlStore } from './sql-store.ts';
 import type { Store } from './store.ts';

@@ -1,5 +1,5 @@
+import type { Handle } from '../validation/handle.ts';
 import { ConflictError, type ConflictSubject } from './errors.ts';
-import type { Handle } from './persons/store.ts';
 
 export type SqlParam = string | number | boolean | null;
 

@@ -1,6 +1,14 @@
-import type { Handle } from '../store/types.ts';
 import { canonicalEmailAddress, emailAddressProblem } from './email.ts';
 import { unsafeCharacterProblem } from './unsafe-characters.ts';
+
+export const handleTypes = ['email_address', 'phone_number'] as const;
+export type HandleType = (typeof handleTypes)[number];
+
+/** How a person is found and reached: declared here, with its rules, so that validation/ imports nothing of the product. */
+export interface Handle {
+  type: HandleType;
+  value: string;
+}
 
 /** E.164: + then up to 15 digits, no leading 0; one number has one spelling. */
 const E164 = /^\+[1-9][0-9]{6,14}$/;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations/index.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 

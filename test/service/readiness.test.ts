@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
-import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations/index.ts';
 import { errorCodes, startTestService, type TestService } from '../helpers/service.ts';
 
 describe('/readyz and the schema version', () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { StoreConnection } from '../../src/store/store.ts';
 import { backends } from '../helpers/backends.ts';

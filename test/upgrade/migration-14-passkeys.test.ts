@@ -9,7 +9,7 @@ import { publicKeyCredentialType } from '../../src/methods/passkey/type.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
 import { newPerson } from '../../src/persons/routes.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { LATEST_SCHEMA_VERSION, migrationsFor } from '../../src/store/migrations.ts';
+import { LATEST_SCHEMA_VERSION, migrationsFor } from '../../src/store/migrations/index.ts';
 import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';
 import type { SqlDriver, SqlParam } from '../../src/store/sql-driver.ts';
 import { sqlStore } from '../../src/store/sql-store.ts';

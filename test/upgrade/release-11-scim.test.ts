@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations/index.ts';
 import { type Backend, backends } from '../helpers/backends.ts';
 import { startFrozenService } from '../helpers/frozen-service.ts';
 import type { TestOrg, TestService } from '../helpers/service.ts';

@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { migrate } from '../../src/store/migrate.ts';
-import { migrationsFor } from '../../src/store/migrations.ts';
+import { migrationsFor } from '../../src/store/migrations/index.ts';
 import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';
 import type { SqlDriver, SqlParam } from '../../src/store/sql-driver.ts';
 import { SqliteDriver } from '../../src/store/sqlite/sqlite-driver.ts';

@@ -1,7 +1,7 @@
 import { keysetPage } from '../keyset-page.ts';
+import type { Page, PageRequest } from '../page.ts';
 import { type Json, json, time } from '../rows.ts';
 import type { SqlDriver } from '../sql-driver.ts';
-import type { Page, PageRequest } from '../types.ts';
 import type { AuditEvent, AuditStore } from './store.ts';
 
 interface AuditEventRow {

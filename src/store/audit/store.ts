@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '../types.ts';
+import type { Page, PageRequest } from '../page.ts';
 
 export interface AuditEvent {
   /** Time-ordered (crypto/ids.ts newId), made from the same clock reading as occurredAt. */

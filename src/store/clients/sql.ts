@@ -1,9 +1,9 @@
 import { keysetPage } from '../keyset-page.ts';
 import type { OrganizationConfig } from '../organizations/store.ts';
+import type { Page, PageRequest } from '../page.ts';
 import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
 import { type Json, json, time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
-import type { Page, PageRequest } from '../types.ts';
 import type { ClientStore, OAuthClient } from './store.ts';
 
 interface ClientRow {

@@ -1,5 +1,5 @@
 import type { OrganizationConfig } from '../organizations/store.ts';
-import type { Page, PageRequest } from '../types.ts';
+import type { Page, PageRequest } from '../page.ts';
 
 export const clientGrantTypes = ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
 export type ClientGrantType = (typeof clientGrantTypes)[number];

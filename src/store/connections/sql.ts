@@ -1,7 +1,7 @@
 import { keysetPage } from '../keyset-page.ts';
+import type { Page, PageRequest } from '../page.ts';
 import { time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
-import type { Page, PageRequest } from '../types.ts';
 import type { ConnectionStore, ConnectionType, IdentityConnection } from './store.ts';
 
 interface ConnectionRow {

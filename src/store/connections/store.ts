@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '../types.ts';
+import type { Page, PageRequest } from '../page.ts';
 
 export const connectionTypes = ['scim', 'scim_pull'] as const;
 export type ConnectionType = (typeof connectionTypes)[number];

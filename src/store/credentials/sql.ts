@@ -1,9 +1,9 @@
 import { ConflictError } from '../errors.ts';
 import { keysetPage } from '../keyset-page.ts';
-import { passkeyCredentialIdSql } from '../migrations.ts';
+import { passkeyCredentialIdSql } from '../migrations/dialect.ts';
+import type { Page, PageRequest } from '../page.ts';
 import { type Json, json, optionalTime, time } from '../rows.ts';
 import type { SqlDriver, SqlExecutor } from '../sql-driver.ts';
-import type { Page, PageRequest } from '../types.ts';
 import type { Credential, CredentialData, CredentialStore } from './store.ts';
 
 interface CredentialRow {

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '../types.ts';
+import type { Page, PageRequest } from '../page.ts';
 
 /**
  * A person's credential. The store knows neither `params` nor `secret` by shape: each

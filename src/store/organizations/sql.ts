@@ -1,8 +1,8 @@
 import { organizationConfigDefaults } from '../../config/defaults.ts';
 import { keysetPage } from '../keyset-page.ts';
+import type { Page, PageRequest } from '../page.ts';
 import { type Json, json, time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver, type SqlExecutor } from '../sql-driver.ts';
-import type { Page, PageRequest } from '../types.ts';
 import type { ApiKey, Organization, OrganizationConfig, OrganizationStore } from './store.ts';
 
 interface OrganizationRow {

@@ -1,22 +1,7 @@
-import type { Page, PageRequest } from '../types.ts';
+import type { OrganizationConfig } from '../../config/defaults.ts';
+import type { Page, PageRequest } from '../page.ts';
 
-export interface OrganizationConfig {
-  /** Upper bound, in seconds, on the lifetime of any token issued for the organisation. */
-  token_lifetime_ceiling: number;
-  /** SPIFFE trust domain → JWKS URL of its JWT-SVID signing keys. */
-  svid_jwks_urls: Record<string, string>;
-  allowed_spiffe_ids: string[];
-  /** From address of verification emails; null: TESSERA_SMTP_FROM. */
-  email_sender: string | null;
-  /** Display name of verification emails' From header; null: the organisation's name. */
-  email_sender_name: string | null;
-  /** The WebAuthn relying party id (a registrable domain) passkeys are bound to; null: passkeys are off. */
-  webauthn_rp_id: string | null;
-  /** The https origins (http only for localhost) whose pages may run a WebAuthn ceremony. */
-  webauthn_origins: string[];
-  /** Refuse a passkey login whose signature counter did not increase (a possible clone). */
-  webauthn_refuse_clone_warning: boolean;
-}
+export type { OrganizationConfig } from '../../config/defaults.ts';
 
 export interface Organization {
   id: string;

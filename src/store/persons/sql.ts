@@ -1,10 +1,10 @@
 import { canonicalHandle } from '../../validation/handle.ts';
 import { keysetPage } from '../keyset-page.ts';
+import type { Page, PageRequest } from '../page.ts';
 import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
 import { type Json, json, time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver, type SqlExecutor } from '../sql-driver.ts';
 import { transactionBoundDriver } from '../transaction-bound.ts';
-import type { Page, PageRequest } from '../types.ts';
 import { isConsoleAdmin, keepsAnotherConsoleAdmin } from './console-admins.ts';
 import type { AccessActor, AccessOutcome, Handle, NewPersonRecord, Person, PersonAccess, PersonStore } from './store.ts';
 

@@ -1,12 +1,7 @@
-import type { Page, PageRequest } from '../types.ts';
+import type { Handle } from '../../validation/handle.ts';
+import type { Page, PageRequest } from '../page.ts';
 
-export const handleTypes = ['email_address', 'phone_number'] as const;
-export type HandleType = (typeof handleTypes)[number];
-
-export interface Handle {
-  type: HandleType;
-  value: string;
-}
+export { type Handle, type HandleType, handleTypes } from '../../validation/handle.ts';
 
 export const personRoles = ['admin', 'verifier'] as const;
 export type PersonRole = (typeof personRoles)[number];

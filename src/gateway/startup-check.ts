@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { GatewayConfigError } from './config/config-error.ts';
 import type { GatewayConfig, PluginConfig } from './config/gateway-config.ts';
 import { postTokenRequest } from './plugins/token-exchange/exchange-client.ts';
+import { GatewayConfigError } from './settings/config-error.ts';
 
 /** What `/readyz` reports: ready, or the reasons it is not. */
 export interface Readiness {

@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import type { ListenerPolicy } from '../../runtime/listener-policy.ts';
 import { parseWorkers, WORKERS_RULE } from '../../runtime/run-workers.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from '../plugins/token-exchange/schema.ts';
-import { envKey, GatewayConfigError, type KeyNamer } from './config-error.ts';
-import { parseDuration } from './duration.ts';
+import type { UrlRule } from '../request/routing.ts';
+import { envKey, GatewayConfigError, type KeyNamer } from '../settings/config-error.ts';
+import { parseDuration } from '../settings/duration.ts';
 import { LISTENER_KEYS, readListenerSettings } from './listener-settings.ts';
 import { mergeSources } from './merge-sources.ts';
 import { REQUEST_POLICY_KEYS, type RequestPolicy, readRequestPolicy } from './request-policy.ts';
@@ -17,13 +18,6 @@ export interface PluginConfig {
   params: TokenExchangeParams;
   /** How the operator names this plugin's settings, for start-up messages. */
   keys: { entry: string; clientId: string; clientSecret: string };
-}
-
-export interface UrlRule {
-  pattern: string;
-  target: string;
-  /** Per-rule overrides of plugins' `enabled`, by plugin id. */
-  plugins: Record<string, boolean>;
 }
 
 export interface GatewayConfig {

@@ -4,15 +4,15 @@ import { Pool } from 'undici';
 import { drainServer } from '../../runtime/drain-server.ts';
 import { applyListenerPolicy } from '../../runtime/listener-policy.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
-import { requestIdOf } from '../request-id.ts';
+import { GatewayError, gatewayErrorBody } from '../request/gateway-error.ts';
+import { type ForwardHeaders, forwardableHeaders } from '../request/headers.ts';
+import { type Inbound, readInbound } from '../request/inbound.ts';
+import { type Route, Router } from '../request/routing.ts';
 import { answerClientError, refuseConnect } from './client-errors.ts';
 import { forward } from './forward.ts';
 import { setForwardingHeaders } from './forwarding.ts';
-import { GatewayError, gatewayErrorBody } from './gateway-error.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
-import { type ForwardHeaders, forwardableHeaders } from './headers.ts';
-import { type Inbound, readInbound } from './inbound.ts';
-import { type Route, Router } from './routing.ts';
+import { requestIdOf } from './request-id.ts';
 
 /** What a plugin sees and may change: the headers that will go upstream. */
 export interface PluginContext {

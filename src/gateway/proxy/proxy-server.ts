@@ -4,34 +4,16 @@ import { Pool } from 'undici';
 import { drainServer } from '../../runtime/drain-server.ts';
 import { applyListenerPolicy } from '../../runtime/listener-policy.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import type { RequestPlugin } from '../plugins/plugin.ts';
 import { GatewayError, gatewayErrorBody } from '../request/gateway-error.ts';
-import { type ForwardHeaders, forwardableHeaders } from '../request/headers.ts';
-import { type Inbound, readInbound } from '../request/inbound.ts';
-import { type Route, Router } from '../request/routing.ts';
+import { forwardableHeaders } from '../request/headers.ts';
+import { readInbound } from '../request/inbound.ts';
+import { Router } from '../request/routing.ts';
 import { answerClientError, refuseConnect } from './client-errors.ts';
 import { forward } from './forward.ts';
 import { setForwardingHeaders } from './forwarding.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { requestIdOf } from './request-id.ts';
-
-/** What a plugin sees and may change: the headers that will go upstream. */
-export interface PluginContext {
-  request: IncomingMessage;
-  /** The path, host and query the upstream will see; decided before any plugin runs. */
-  inbound: Inbound;
-  headers: ForwardHeaders;
-  route: Route;
-}
-
-export interface RequestPlugin {
-  id: string;
-  enabled: boolean;
-  /** Rewrites ctx.headers, or throws a GatewayError that answers the request. */
-  run(context: PluginContext): Promise<void>;
-  /** Why the plugin cannot do its work now (its actor source fails), or undefined when it can. */
-  unready?(): Promise<string | undefined>;
-  close?(): Promise<void>;
-}
 
 export interface RunningGateway {
   url: string;

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { buildPlugins } from '../../src/gateway/build-plugins.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { launchGateway } from '../../src/gateway/launch.ts';
-import { startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { startGateway } from '../../src/gateway/lifecycle.ts';
 import { fileKey } from '../../src/gateway/settings/config-error.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 

@@ -13,7 +13,7 @@ export interface Inbound {
   defaultPort: string;
 }
 
-/** What of the request policy (config/request-policy.ts) decides a request before any rule. */
+/** The request policy's settings (config/request-policy.ts) that decide a request; declared here, so request/ imports nothing above it. */
 export interface InboundPolicy {
   path: PathPolicy;
   /** Bodies larger than this are answered 413; undefined: no limit (streamed, never buffered). */

@@ -1,9 +1,7 @@
-import type { PluginConfig, PluginDefinition } from '../plugin.ts';
+import type { PluginDefinition } from '../plugin.ts';
 import { askForClientToken, type ClientKeys } from './client-check.ts';
 import { tokenExchangePlugin } from './handler.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './schema.ts';
-
-export type TokenExchangeConfig = PluginConfig<'token-exchange', TokenExchangeParams, ClientKeys>;
 
 /** Spec §1: swaps the caller's token for a delegated one (RFC 8693) before the request goes on. */
 export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangeParams, ClientKeys> = {

@@ -35,7 +35,7 @@ export default {
     'src/methods/totp/login.ts',
     'src/methods/passkey/check-assertion.ts',
     'src/methods/passkey/authenticator-amr.ts',
-    'src/gateway/proxy/request-target.ts',
+    'src/gateway/request/request-target.ts',
     'src/gateway/plugins/token-exchange/credentials.ts',
   ],
   // Nothing is compiled: node strips the types of the instrumented sources. The core would

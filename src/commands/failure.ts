@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/service-config.ts';
-import { GatewayConfigError } from '../gateway/config/config-error.ts';
+import { GatewayConfigError } from '../gateway/settings/config-error.ts';
 import { InvalidArgumentError } from '../organizations/create-organization.ts';
 import { PortInUseError } from '../runtime/ports.ts';
 import { ConflictError, StorageUnavailableError } from '../store/store.ts';

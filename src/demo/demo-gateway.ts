@@ -1,8 +1,8 @@
 import { pino } from 'pino';
-import { envKey } from '../gateway/config/config-error.ts';
 import { type GatewayConfig, readGatewayConfig } from '../gateway/config/gateway-config.ts';
 import { launchGateway } from '../gateway/launch.ts';
-import type { RunningGateway } from '../gateway/proxy/proxy-server.ts';
+import type { RunningGateway } from '../gateway/lifecycle.ts';
+import { envKey } from '../gateway/settings/config-error.ts';
 import type { RunningService } from '../service/service.ts';
 import { adminApi } from './admin-api.ts';
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { explainListenError } from '../runtime/ports.ts';
 import { buildPlugins } from './build-plugins.ts';
 import type { GatewayConfig } from './config/gateway-config.ts';
-import { type RunningGateway, startGateway } from './proxy/proxy-server.ts';
+import { type RunningGateway, startGateway } from './lifecycle.ts';
 import { checkPluginClients } from './startup-check.ts';
 
 /**

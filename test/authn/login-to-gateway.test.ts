@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
+import { type RunningGateway, startGateway } from '../../src/gateway/lifecycle.ts';
 import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
-import { type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { fileKey } from '../../src/gateway/settings/config-error.ts';
 import { importCredential, login, loginPerson, policyHash } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { claims, EXCHANGE, JWT_TYPE, registerClient, token } from '../helpers/oauth.ts';

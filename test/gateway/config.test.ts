@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { GatewayConfigError } from '../../src/gateway/config/config-error.ts';
-import { parseDuration } from '../../src/gateway/config/duration.ts';
 import { loadGatewayConfig, loadGatewaySetup } from '../../src/gateway/config/gateway-config.ts';
 import { unknownVariableWarnings } from '../../src/gateway/config/unknown-variables.ts';
+import { GatewayConfigError } from '../../src/gateway/settings/config-error.ts';
+import { parseDuration } from '../../src/gateway/settings/duration.ts';
 
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';

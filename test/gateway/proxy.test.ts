@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, request as rawRequest, type Server } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
-import { type RequestPlugin, type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { type RunningGateway, startGateway } from '../../src/gateway/lifecycle.ts';
+import type { RequestPlugin } from '../../src/gateway/plugins/plugin.ts';
+import { fileKey } from '../../src/gateway/settings/config-error.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 
 const silent = pino({ level: 'silent' });

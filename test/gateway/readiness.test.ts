@@ -7,10 +7,10 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { buildPlugins } from '../../src/gateway/build-plugins.ts';
-import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { launchGateway } from '../../src/gateway/launch.ts';
-import { startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { startGateway } from '../../src/gateway/lifecycle.ts';
+import { fileKey } from '../../src/gateway/settings/config-error.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

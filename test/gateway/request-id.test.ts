@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
-import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
-import { type RequestPlugin, type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { type RunningGateway, startGateway } from '../../src/gateway/lifecycle.ts';
+import type { RequestPlugin } from '../../src/gateway/plugins/plugin.ts';
+import { GatewayError } from '../../src/gateway/request/gateway-error.ts';
+import { fileKey } from '../../src/gateway/settings/config-error.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
-import { normalisePath, type PathPolicy, parseHost, parseRequestTarget, sameHost } from '../../src/gateway/proxy/request-target.ts';
+import { GatewayError } from '../../src/gateway/request/gateway-error.ts';
+import { normalisePath, type PathPolicy, parseHost, parseRequestTarget, sameHost } from '../../src/gateway/request/request-target.ts';
 
 const strict: PathPolicy = { escapedSlashes: 'reject', semicolons: 'reject', mergeSlashes: true };
 const refused = (run: () => unknown, code = 'GATEWAY_BAD_REQUEST_TARGET') =>

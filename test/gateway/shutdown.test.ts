@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { fileKey, GatewayConfigError } from '../../src/gateway/config/config-error.ts';
 import { loadGatewayConfig, readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
-import { startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { startGateway } from '../../src/gateway/lifecycle.ts';
+import { fileKey, GatewayConfigError } from '../../src/gateway/settings/config-error.ts';
 
 const silent = pino({ level: 'silent' });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readToken, stripToken, type TokenLocation } from '../../src/gateway/plugins/token-exchange/credentials.ts';
-import type { ForwardHeaders } from '../../src/gateway/proxy/headers.ts';
+import type { ForwardHeaders } from '../../src/gateway/request/headers.ts';
 
 /**
  * Where the token-exchange plugin finds a token and how it removes it before forwarding

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { WorkloadApiActor } from '../../src/gateway/plugins/token-exchange/workload-api/workload-api-actor.ts';
-import { GatewayError } from '../../src/gateway/proxy/gateway-error.ts';
+import { GatewayError } from '../../src/gateway/request/gateway-error.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { FakeAgent } from '../helpers/workload-agent.ts';
 

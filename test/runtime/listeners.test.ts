@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
-import { type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { type RunningGateway, startGateway } from '../../src/gateway/lifecycle.ts';
+import { fileKey } from '../../src/gateway/settings/config-error.ts';
 import { HALF_OPEN_LINGER_MS } from '../../src/runtime/listener-policy.ts';
 import { backends } from '../helpers/backends.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';

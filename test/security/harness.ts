@@ -1,10 +1,10 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { pino } from 'pino';
-import { fileKey } from '../../src/gateway/config/config-error.ts';
 import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
+import { type RunningGateway, startGateway } from '../../src/gateway/lifecycle.ts';
 import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
-import { type RunningGateway, startGateway } from '../../src/gateway/proxy/proxy-server.ts';
+import { fileKey } from '../../src/gateway/settings/config-error.ts';
 import type { Backend } from '../helpers/backends.ts';
 import { type ClientCredentials, createPerson, JWT_TYPE, mintPersonToken, registerClient } from '../helpers/oauth.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';

@@ -2,29 +2,16 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ListenerPolicy } from '../../runtime/listener-policy.ts';
 import { parseWorkers, WORKERS_RULE } from '../../runtime/run-workers.ts';
-import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from '../plugins/token-exchange/schema.ts';
-import { envKey, GatewayConfigError, type KeyNamer } from './config-error.ts';
-import { parseDuration } from './duration.ts';
+import { type ConfiguredPlugin, PLUGIN_FIELDS } from '../plugins/registry.ts';
+import type { UrlRule } from '../request/routing.ts';
+import { envKey, GatewayConfigError, type KeyNamer } from '../settings/config-error.ts';
+import { parseDuration } from '../settings/duration.ts';
 import { LISTENER_KEYS, readListenerSettings } from './listener-settings.ts';
 import { mergeSources } from './merge-sources.ts';
+import { readPluginEntries } from './plugin-entries.ts';
 import { REQUEST_POLICY_KEYS, type RequestPolicy, readRequestPolicy } from './request-policy.ts';
-
-export interface PluginConfig {
-  /** Lower-cased; unique. */
-  id: string;
-  type: 'token-exchange';
-  enabled: boolean;
-  params: TokenExchangeParams;
-  /** How the operator names this plugin's settings, for start-up messages. */
-  keys: { entry: string; clientId: string; clientSecret: string };
-}
-
-export interface UrlRule {
-  pattern: string;
-  target: string;
-  /** Per-rule overrides of plugins' `enabled`, by plugin id. */
-  plugins: Record<string, boolean>;
-}
+import { readUrlRules } from './url-rules.ts';
+import { readPort, readUrl, refuseNonScalar, type Tree } from './values.ts';
 
 export interface GatewayConfig {
   port: number;
@@ -38,7 +25,7 @@ export interface GatewayConfig {
   workers: number;
   urls: UrlRule[];
   /** In execution order (the order of N). */
-  plugins: PluginConfig[];
+  plugins: ConfiguredPlugin[];
   requests: RequestPolicy;
   /** Timeouts, keep-alive and connection caps of every port, per process; trusted_proxies are exempt from the per-address cap. */
   listener: ListenerPolicy;
@@ -77,8 +64,6 @@ export const gatewayDefaults = Object.freeze({
 
 const MAX_SHUTDOWN_MS = 300_000;
 
-type Tree = Record<string, unknown>;
-
 /**
  * `GATEWAY_*` variables into the same tree a file gives; numbered entries keep their N.
  * A name that fits no setting is left out and added to `unknown`: the environment is shared
@@ -104,7 +89,7 @@ export function environmentTree(env: Record<string, string | undefined>, unknown
       const field = m[2]!.toLowerCase();
       // Arrays are FIELD_0, FIELD_1, …; a known field name wins over a numeric suffix.
       const item = /^(.+)_(\d+)$/.exec(field);
-      if (item && !FIELD_NAMES.includes(field as never) && FIELD_NAMES.includes(item[1] as never)) {
+      if (item && !PLUGIN_FIELDS.includes(field) && PLUGIN_FIELDS.includes(item[1]!)) {
         const list = (params[item[1]!] ??= []);
         // Beside `_AUDIENCE` itself (a string, refused as not a list), the items have nowhere to go.
         if (Array.isArray(list)) list[Number(item[2])] = value;
@@ -148,23 +133,6 @@ export function loadGatewayConfig(options: { env?: Record<string, string | undef
   return loadGatewaySetup(options).config;
 }
 
-/** Numbered entries: a file's list (N = position) or the environment's sparse map (N as given). */
-function numbered(value: unknown, name: string): [number, unknown][] {
-  if (value === undefined) return [];
-  if (Array.isArray(value)) return value.map((item, n) => [n, item]);
-  // A map only as the environment (or a file merged with it) numbers entries: N => item.
-  if (typeof value === 'object' && value !== null && Object.keys(value).every((n) => /^\d+$/.test(n)))
-    return Object.entries(value)
-      .map(([n, item]) => [Number(n), item] as [number, unknown])
-      .sort((a, b) => a[0] - b[0]);
-  throw new GatewayConfigError(name, 'must be a list');
-}
-
-/** A setting of one value: a file's list or map, or an empty value, would otherwise be read as its text ("a,b", "null"). */
-function refuseNonScalar(value: unknown, name: string): void {
-  if (typeof value === 'object') throw new GatewayConfigError(name, 'must be a single value, not empty, a list or a map');
-}
-
 export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   for (const name of Object.keys(tree)) {
     if (![...TOP_LEVEL_KEYS, 'urls', 'plugins'].includes(name as never)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
@@ -189,45 +157,12 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     );
   }
 
-  const plugins: PluginConfig[] = [];
-  for (const [n, raw] of numbered(tree.plugins, key(['plugins']))) {
-    const entry = objectAt(raw, key(['plugins', n]));
-    for (const name of Object.keys(entry)) {
-      if (!['type', 'id', 'enabled', 'parameters'].includes(name))
-        throw new GatewayConfigError(key(['plugins', n, name]), 'is not a plugin setting (type, id, enabled, parameters)');
-      if (name !== 'parameters') refuseNonScalar(entry[name], key(['plugins', n, name]));
-    }
-    if (entry.type !== 'token-exchange') throw new GatewayConfigError(key(['plugins', n, 'type']), 'must be token-exchange');
-    const id = String(entry.id ?? `token-exchange-${n}`).toLowerCase();
-    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(id)) throw new GatewayConfigError(key(['plugins', n, 'id']), 'must be letters, digits, "-" or "_"');
-    if (plugins.some((p) => p.id === id))
-      throw new GatewayConfigError(key(['plugins', n, 'id']), `repeats the id "${id}" (ids are case-insensitive and unique)`);
-    const enabled = readBoolean(entry.enabled, true, key(['plugins', n, 'enabled']));
-    const keys = {
-      entry: key(['plugins', n]),
-      clientId: key(['plugins', n, 'parameters', 'oauth_client_id']),
-      clientSecret: key(['plugins', n, 'parameters', 'oauth_client_secret']),
-    };
-    plugins.push({ id, type: 'token-exchange', enabled, params: readTokenExchangeParams(entry.parameters ?? {}, ['plugins', n, 'parameters'], key), keys });
-  }
-
-  const urls: UrlRule[] = [];
-  for (const [i, raw] of numbered(tree.urls, key(['urls']))) {
-    const entry = objectAt(raw, key(['urls', i]));
-    for (const name of ['pattern', 'target'] as const) if (name in entry) refuseNonScalar(entry[name], key(['urls', i, name]));
-    const pattern = String(entry.pattern ?? '');
-    if (!/^[a-z0-9*.-]+(:(\d{1,5}|\*))?\/\S*$/i.test(pattern))
-      throw new GatewayConfigError(key(['urls', i, 'pattern']), 'must be host[:port]/path, with * as a wildcard (e.g. api.example.com/orders/*)');
-    const target = readUrl(entry.target, key(['urls', i, 'target']));
-    const overrides: Record<string, boolean> = {};
-    for (const [id, setting] of Object.entries(objectAt(entry.plugins ?? {}, key(['urls', i, 'plugins'])))) {
-      const name = key(['urls', i, 'plugins', id, 'enabled']);
-      if (!plugins.some((p) => p.id === id.toLowerCase()))
-        throw new GatewayConfigError(name, `names no configured plugin (ids: ${plugins.map((p) => p.id).join(', ') || 'none'})`);
-      overrides[id.toLowerCase()] = readBoolean(objectAt(setting, name).enabled, true, name);
-    }
-    urls.push({ pattern, target, plugins: overrides });
-  }
+  const plugins = readPluginEntries(tree.plugins, key);
+  const urls = readUrlRules(
+    tree.urls,
+    key,
+    plugins.map((p) => p.id),
+  );
   const defaultTarget = tree.default_target === undefined ? undefined : readUrl(tree.default_target, key(['default_target']));
   const requests = readRequestPolicy(tree, key);
   const listener = readListenerSettings(tree, key, requests.headersTimeoutMs, upstreamTimeoutMs);
@@ -260,30 +195,4 @@ function readShutdownDuration(value: unknown, fallback: number, name: string, ze
   if (ms === undefined || ms > MAX_SHUTDOWN_MS)
     throw new GatewayConfigError(name, `must be a duration such as 500ms, 5s or 1m, at most 5m${zeroAllowed ? ', or 0' : ''}`);
   return ms;
-}
-
-function objectAt(value: unknown, name: string): Tree {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new GatewayConfigError(name, 'must be a map');
-  return value as Tree;
-}
-
-function readPort(value: unknown, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  const port = Number(value);
-  if (!/^\d{1,5}$/.test(String(value)) || port > 65535) throw new GatewayConfigError(name, 'must be a port from 0 to 65535');
-  return port;
-}
-
-function readBoolean(value: unknown, fallback: boolean, name: string): boolean {
-  if (value === undefined) return fallback;
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
-  throw new GatewayConfigError(name, 'must be true or false');
-}
-
-function readUrl(value: unknown, name: string): string {
-  const text = String(value ?? '');
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new GatewayConfigError(name, 'must be an http(s) URL');
-  return text.replace(/\/+$/, '');
 }

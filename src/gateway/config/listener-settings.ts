@@ -1,7 +1,7 @@
 import { listenerDefaults } from '../../config/defaults.ts';
 import type { ListenerPolicy } from '../../runtime/listener-policy.ts';
-import { GatewayConfigError, type KeyNamer } from './config-error.ts';
-import { parseDuration } from './duration.ts';
+import { GatewayConfigError, type KeyNamer } from '../settings/config-error.ts';
+import { parseDuration } from '../settings/duration.ts';
 
 /**
  * The listener policy's settings besides headers_timeout (request-policy.ts reads that one):

@@ -1,4 +1,4 @@
-import { envKey, fileKey, type KeyNamer } from './config-error.ts';
+import { envKey, fileKey, type KeyNamer } from '../settings/config-error.ts';
 
 type Tree = Record<string, unknown>;
 

@@ -1,12 +1,12 @@
 import { BlockList, isIP } from 'node:net';
 import { listenerDefaults } from '../../config/defaults.ts';
-import { ESCAPED_SLASH_ACTIONS, type PathPolicy, SEMICOLON_ACTIONS } from '../proxy/request-target.ts';
-import { GatewayConfigError, type KeyNamer } from './config-error.ts';
-import { parseDuration } from './duration.ts';
+import type { InboundPolicy } from '../request/inbound.ts';
+import { ESCAPED_SLASH_ACTIONS, type PathPolicy, SEMICOLON_ACTIONS } from '../request/request-target.ts';
+import { GatewayConfigError, type KeyNamer } from '../settings/config-error.ts';
+import { parseDuration } from '../settings/duration.ts';
 
 /** How the gateway treats what a caller sends before any rule is matched (docs/gateway.md). */
-export interface RequestPolicy {
-  path: PathPolicy;
+export interface RequestPolicy extends InboundPolicy {
   /** Peers whose X-Forwarded-* / Forwarded / X-Real-IP are believed; empty: nobody's. */
   trustedProxies: BlockList;
   /** The CIDRs as configured, for the start-up log. */
@@ -17,8 +17,6 @@ export interface RequestPolicy {
   bodyTimeoutMs: number;
   /** More header fields than this are answered 431 (by Node's parser, in our envelope). */
   maxHeaders: number;
-  /** Bodies larger than this are answered 413; undefined: no limit (streamed, never buffered). */
-  maxBodyBytes: number | undefined;
 }
 
 /** Top-level keys this module reads, with their environment spelling's suffix. */

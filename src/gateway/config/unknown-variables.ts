@@ -1,4 +1,4 @@
-import { FIELD_NAMES } from '../plugins/token-exchange/schema.ts';
+import { PLUGIN_FIELDS, variablesReadBy } from '../plugins/registry.ts';
 import { type GatewayConfig, TOP_LEVEL_KEYS } from './gateway-config.ts';
 
 /** Edit distance (insertions, deletions, substitutions), for "did you mean". */
@@ -24,7 +24,7 @@ function candidates(name: string, pluginIds: readonly string[]): string[] {
   const names = TOP_LEVEL_KEYS.map((key) => `GATEWAY_${key.toUpperCase()}`);
   for (const n of numbers) {
     names.push(`GATEWAY_URLS_${n}_PATTERN`, `GATEWAY_URLS_${n}_TARGET`, `GATEWAY_PLUGINS_${n}_TYPE`, `GATEWAY_PLUGINS_${n}_ID`, `GATEWAY_PLUGINS_${n}_ENABLED`);
-    for (const field of FIELD_NAMES) names.push(`GATEWAY_PLUGINS_${n}_PARAMETERS_${field.toUpperCase()}`);
+    for (const field of PLUGIN_FIELDS) names.push(`GATEWAY_PLUGINS_${n}_PARAMETERS_${field.toUpperCase()}`);
     for (const id of pluginIds) names.push(`GATEWAY_URLS_${n}_PLUGINS_${id.toUpperCase()}_ENABLED`);
   }
   return names;
@@ -42,10 +42,10 @@ export function closestGatewayName(name: string, pluginIds: readonly string[] = 
 
 /**
  * One warning per `GATEWAY_*` variable that configures nothing, with the closest valid name.
- * A variable a plugin reads its SVID from (actor_svid_env_var) is in use, whatever its name.
+ * A variable a plugin reads (say, the one holding its SVID) is in use, whatever its name.
  */
 export function unknownVariableWarnings(unknown: readonly string[], config: GatewayConfig): string[] {
-  const read = new Set(config.plugins.flatMap((p) => (p.params.actor.mode === 'gate_svid' && p.params.actor.source === 'env' ? [p.params.actor.envVar] : [])));
+  const read = new Set(config.plugins.flatMap(variablesReadBy));
   const ids = config.plugins.map((p) => p.id);
   return unknown
     .filter((name) => !read.has(name))

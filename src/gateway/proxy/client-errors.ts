@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerOnSocket } from '../../runtime/socket-answer.ts';
-import { GatewayError, type GatewayErrorCode, gatewayErrorBody } from './gateway-error.ts';
+import { GatewayError, type GatewayErrorCode, gatewayErrorBody } from '../request/gateway-error.ts';
 
 /** Node's parser errors that have a code of their own; any other is a malformed request. */
 const KNOWN: Record<string, [GatewayErrorCode, string]> = {

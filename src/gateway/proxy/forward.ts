@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Readable, Transform } from 'node:stream';
 import { type Dispatcher, errors as undiciErrors } from 'undici';
-import { GatewayError } from './gateway-error.ts';
-import { type ForwardHeaders, returnableHeaders } from './headers.ts';
-import { tooLarge } from './inbound.ts';
+import { GatewayError } from '../request/gateway-error.ts';
+import { type ForwardHeaders, returnableHeaders } from '../request/headers.ts';
+import { tooLarge } from '../request/inbound.ts';
 
 export interface ForwardTarget {
   dispatcher: Dispatcher;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { BlockList } from 'node:net';
-import type { ForwardHeaders } from './headers.ts';
+import type { ForwardHeaders } from '../request/headers.ts';
 
 /**
  * Headers that tell an upstream who the client is, how it connected or which URL it asked

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { GatewayConfigError } from '../../../src/gateway/config/config-error.ts';
 import { type GatewayConfig, TOP_LEVEL_KEYS } from '../../../src/gateway/config/gateway-config.ts';
 import { FIELD_NAMES } from '../../../src/gateway/plugins/token-exchange/schema.ts';
+import { GatewayConfigError } from '../../../src/gateway/settings/config-error.ts';
 
 export const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 export const AT = 'urn:ietf:params:oauth:token-type:access_token';

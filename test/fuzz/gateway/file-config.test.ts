@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
-import { fileKey } from '../../../src/gateway/config/config-error.ts';
 import { loadGatewaySetup, readGatewayConfig, TOP_LEVEL_KEYS } from '../../../src/gateway/config/gateway-config.ts';
 import { FIELD_NAMES } from '../../../src/gateway/plugins/token-exchange/schema.ts';
+import { fileKey } from '../../../src/gateway/settings/config-error.ts';
 import { checkAccepted, checkRefusal, DOCUMENTED, settingValue, validTrees, variableName } from './config-arbitraries.ts';
 
 type Tree = Record<string, unknown>;

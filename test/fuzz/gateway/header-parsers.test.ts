@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { readToken, stripToken } from '../../../src/gateway/plugins/token-exchange/credentials.ts';
 import { setForwardingHeaders } from '../../../src/gateway/proxy/forwarding.ts';
-import { countHeader, type ForwardHeaders, forwardableHeaders } from '../../../src/gateway/proxy/headers.ts';
+import { countHeader, type ForwardHeaders, forwardableHeaders } from '../../../src/gateway/request/headers.ts';
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authorization', 'host', 'expect'];
 const CLAIMS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-ssl', 'forwarded', 'x-real-ip', 'true-client-ip', 'cf-connecting-ip'];

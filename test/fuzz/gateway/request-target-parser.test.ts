@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { isIPv6 } from 'node:net';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { GatewayError } from '../../../src/gateway/proxy/gateway-error.ts';
-import { normalisePath, type PathPolicy, parseHost, parseRequestTarget, sameHost } from '../../../src/gateway/proxy/request-target.ts';
+import { GatewayError } from '../../../src/gateway/request/gateway-error.ts';
+import { normalisePath, type PathPolicy, parseHost, parseRequestTarget, sameHost } from '../../../src/gateway/request/request-target.ts';
 
 /** Every path policy an operator can configure. */
 const policies: PathPolicy[] = (['reject', 'keep', 'unescape'] as const).flatMap((escapedSlashes) =>

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { fileKey } from '../../../src/gateway/config/config-error.ts';
 import { readRequestPolicy } from '../../../src/gateway/config/request-policy.ts';
-import { GatewayError } from '../../../src/gateway/proxy/gateway-error.ts';
-import { readInbound } from '../../../src/gateway/proxy/inbound.ts';
+import { GatewayError } from '../../../src/gateway/request/gateway-error.ts';
+import { readInbound } from '../../../src/gateway/request/inbound.ts';
+import { fileKey } from '../../../src/gateway/settings/config-error.ts';
 import { claims } from '../../helpers/oauth.ts';
 import { type Arrangement, exchangeRaw, type FuzzStack, gatewayCode, guarded, LENIENT_PATHS, startFuzzStack } from './stack.ts';
 

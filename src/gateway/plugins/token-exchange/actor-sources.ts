@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { BackgroundRefresh, Backoff, realSchedule, type Schedule } from '../../../concurrency/refresh-with-backoff.ts';
 import { SingleFlightOne } from '../../../concurrency/single-flight.ts';
 import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
-import { GatewayError } from '../../proxy/gateway-error.ts';
+import { GatewayError } from '../../request/gateway-error.ts';
 import { postTokenRequest, type TokenResponse } from './exchange-client.ts';
 import type { TokenExchangeParams } from './schema.ts';
 

@@ -1,4 +1,4 @@
-import type { ForwardHeaders } from '../../proxy/headers.ts';
+import type { ForwardHeaders } from '../../request/headers.ts';
 
 /** A token read from a header (a `Bearer ` scheme is taken off) or from one cookie. */
 export interface TokenLocation {

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { GatewayError } from '../../proxy/gateway-error.ts';
+import { GatewayError } from '../../request/gateway-error.ts';
 
 export interface TokenResponse {
   accessToken: string;

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
-import { GatewayError } from '../../proxy/gateway-error.ts';
-import type { PluginContext, RequestPlugin } from '../../proxy/proxy-server.ts';
+import { GatewayError } from '../../request/gateway-error.ts';
+import type { PluginContext, RequestPlugin } from '../plugin.ts';
 import { type ActorSource, type ActorToken, OAuthClientActor, SvidEnvActor, SvidFileActor } from './actor-sources.ts';
 import { readToken, stripToken, type TokenLocation } from './credentials.ts';
 import { DelegatedTokenCache } from './delegated-token-cache.ts';

@@ -1,6 +1,6 @@
 import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../../../oauth/tokens/token-types.ts';
-import { GatewayConfigError, type KeyNamer } from '../../config/config-error.ts';
-import { parseDuration } from '../../config/duration.ts';
+import { GatewayConfigError, type KeyNamer } from '../../settings/config-error.ts';
+import { parseDuration } from '../../settings/duration.ts';
 
 export const ACTOR_MODES = ['oauth_client', 'gate_svid', 'request_actor'] as const;
 export const SVID_SOURCES = ['file', 'env', 'workload_api'] as const;

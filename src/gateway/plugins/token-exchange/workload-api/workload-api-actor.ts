@@ -4,7 +4,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { Backoff } from '../../../../concurrency/refresh-with-backoff.ts';
 import { SingleFlightOne } from '../../../../concurrency/single-flight.ts';
 import { TOKEN_TYPE } from '../../../../oauth/tokens/token-types.ts';
-import { GatewayError } from '../../../proxy/gateway-error.ts';
+import { GatewayError } from '../../../request/gateway-error.ts';
 import type { ActorSource, ActorToken } from '../actor-sources.ts';
 
 /** The proto (JWT-SVID subset of the SPIFFE Workload API) this client speaks; tests serve it too. */

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestPolicy } from '../config/request-policy.ts';
 import { GatewayError } from './gateway-error.ts';
 import { countHeader } from './headers.ts';
-import { type HostAndPort, parseHost, parseRequestTarget, type RequestTarget, sameHost } from './request-target.ts';
+import { type HostAndPort, type PathPolicy, parseHost, parseRequestTarget, type RequestTarget, sameHost } from './request-target.ts';
 
 /** What the gateway has decided about a request before any rule or plugin sees it. */
 export interface Inbound {
@@ -14,13 +13,20 @@ export interface Inbound {
   defaultPort: string;
 }
 
+/** The request policy's settings (config/request-policy.ts) that decide a request; declared here, so request/ imports nothing above it. */
+export interface InboundPolicy {
+  path: PathPolicy;
+  /** Bodies larger than this are answered 413; undefined: no limit (streamed, never buffered). */
+  maxBodyBytes: number | undefined;
+}
+
 /**
  * Every byte here was chosen by the caller. Ambiguities that an upstream could resolve
  * differently from the gateway (two Hosts, two Authorizations, a Host that disagrees with an
  * absolute-form target, a path that resolves elsewhere) are refused or normalised now, so
  * that rules, plugins and the upstream all see one request.
  */
-export function readInbound(request: IncomingMessage, policy: RequestPolicy): Inbound {
+export function readInbound(request: IncomingMessage, policy: InboundPolicy): Inbound {
   if (countHeader(request, 'authorization') > 1)
     throw new GatewayError('GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
   if (countHeader(request, 'host') > 1) throw new GatewayError('GATEWAY_DUPLICATE_HOST', 'the request carries more than one Host header (RFC 9112 §3.2)');

@@ -1,5 +1,12 @@
-import type { UrlRule } from '../config/gateway-config.ts';
 import type { HostAndPort } from './request-target.ts';
+
+/** One of the configuration's `urls`: requests matching `pattern` go to `target`. */
+export interface UrlRule {
+  pattern: string;
+  target: string;
+  /** Per-rule overrides of plugins' `enabled`, by plugin id. */
+  plugins: Record<string, boolean>;
+}
 
 export interface Route {
   /** Origin of the upstream, e.g. http://orders:8080. */

@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { canonicalEmailAddress } from '../validation/email.ts';
 import { identityFields, isObject } from '../validation/scim-user/user-resource.ts';
 import { checkLiteralHost, ForbiddenDestinationError, guardedLookup, type ResolveAll } from './address-policy.ts';
-import type { DirectoryIdentity, IdentityRef } from './identity-directory.ts';
+import type { DirectoryIdentity, IdentityRef } from './directory-identity.ts';
 
 export interface PullOptions {
   /** The whole exchange, headers and body: verification waits on it. */

@@ -1,4 +1,4 @@
-import type { DirectoryIdentity } from '../connections/identity-directory.ts';
+import type { DirectoryIdentity } from '../connections/directory-identity.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
 import { callerData, OPERATOR_LIMIT, type VerificationCaller, type VerificationDeps } from './deps.ts';

@@ -89,7 +89,7 @@ async function decide(attempt: Attempt): Promise<Verdict> {
   const operatorId = await verifier(attempt, verification);
   await withinRateLimits(attempt, verification, operatorId);
   const attempts = await takeAttempt(attempt, verification);
-  if (!attempt.deps.hasher.codeMatches(verification.id, attempt.body.code, verification.codeHash)) return wrongCode(attempt, verification, attempts);
+  if (!codeMatches(attempt, verification)) return wrongCode(attempt, verification, attempts);
   await denyGate(attempt, verification);
   return spend(attempt, verification);
 }
@@ -144,6 +144,10 @@ async function takeAttempt({ deps: { store, now }, org }: Attempt, verification:
   // (Not when it expired meanwhile: that is "no longer open", like any expired one.)
   if (current?.state === 'open' && current.expiresAt > now()) throw new Refusal(attemptsInFlight(), 'too_many_attempts', verification);
   throw new Refusal(noOpenVerification(), 'no_longer_open', verification);
+}
+
+function codeMatches({ deps: { hasher }, body }: Attempt, verification: EmailVerification): boolean {
+  return hasher.codeMatches(verification.id, body.code, verification.codeHash);
 }
 
 /** Counted (by its take); the last allowed one closes the verification. */

@@ -28,6 +28,7 @@ export default {
     'src/oauth/grants/*.ts',
     'src/oauth/client-auth.ts',
     'src/verification/verify.ts',
+    'src/verification/refusals.ts',
     'src/verification/code.ts',
     'src/verification/initiate.ts',
     'src/verification/verifiable.ts',

@@ -1,6 +1,6 @@
+import { SWEEP_LIMIT } from '../concurrency/in-batches.ts';
 import { hashSecret, newSecret } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { SWEEP_LIMIT } from '../housekeeping/in-batches.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';

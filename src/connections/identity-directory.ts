@@ -1,22 +1,9 @@
 import type { SecretBox } from '../crypto/secret-box.ts';
-import { usableEmail } from '../scim/user-resource.ts';
 import type { ConnectionStore } from '../store/connections/store.ts';
 import type { IdentityStore } from '../store/identities/store.ts';
+import { usableEmail } from '../validation/scim-user/user-resource.ts';
+import type { DirectoryIdentity, IdentityRef } from './directory-identity.ts';
 import type { PullOptions, ScimPullClient } from './scim-pull-client.ts';
-
-/** An identity as verification needs it: where the code goes, and whether it may still verify. */
-export interface DirectoryIdentity {
-  identityId: string;
-  /** As the directory holds it (case kept); null when the identity has no email. */
-  email: string | null;
-  /** As the directory holds it; null when the identity has no `active` (never sent, or removed). */
-  active: boolean | null;
-  /** Whether it was ever deactivated: then a missing `active` is no reactivation (verification's isActive). */
-  deactivatedBefore: boolean;
-  displayName: string | null;
-}
-
-export type IdentityRef = { identityId: string } | { email: string };
 
 /**
  * The one question verification asks of a connection: who is this identity now? For a

@@ -1,9 +1,9 @@
 import { createHmac, createSecretKey, hkdfSync, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SWEEP_LIMIT } from '../concurrency/in-batches.ts';
 import { consoleSessionDefaults } from '../config/defaults.ts';
 import { hashSecret, randomSecret } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { SWEEP_LIMIT } from '../housekeeping/in-batches.ts';
 import type { ConsoleSession, ConsoleSessionStore } from '../store/console-sessions/store.ts';
 import { type CookieNames, cookieNames, readCookie, setCookie } from './cookies.ts';
 

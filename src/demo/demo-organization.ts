@@ -2,7 +2,6 @@ import { cliOperator } from '../audit/admin-events.ts';
 import { newId } from '../crypto/ids.ts';
 import { createOrganization, replaceAdminKey } from '../organizations/create-organization.ts';
 import type { RunningService } from '../service/service.ts';
-import type { DemoState } from './demo-state.ts';
 
 export const DEMO_ORG = 'demo';
 const DEMO_KEY = 'npm-start';
@@ -23,7 +22,7 @@ async function keyWorks(serviceUrl: string, orgId: string, apiKey: string): Prom
  */
 export async function ensureDemoOrganization(
   service: RunningService,
-  kept: DemoState | undefined,
+  kept: { orgId: string; adminKey: string } | undefined,
 ): Promise<{ orgId: string; apiKey: string; created: boolean; personId: string }> {
   const { store } = service;
   const existing = await store.getOrganizationByName(DEMO_ORG);

@@ -1,5 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import type { SoftwareAlgorithm } from './software-authenticator.ts';
+
+/** The signature algorithms the software authenticator makes keys for. */
+export type SoftwareAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
 
 /** The COSE_Key (RFC 9053 §7, RFC 8230 §4) in CTAP2's canonical label order. */
 export function coseKey(algorithm: SoftwareAlgorithm, publicKey: KeyObject): Uint8Array {

@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { coseKey, encodeCbor } from './cose-encoding.ts';
+import { coseKey, encodeCbor, type SoftwareAlgorithm } from './cose-encoding.ts';
 
 /**
  * A WebAuthn authenticator and browser in one, built on node:crypto alone (W3C WebAuthn §6.1,
@@ -15,7 +15,7 @@ import { coseKey, encodeCbor } from './cose-encoding.ts';
  * `userHandle` other than the credential's.
  */
 
-export type SoftwareAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
+export type { SoftwareAlgorithm };
 
 export interface SoftwareAuthenticatorOptions {
   algorithm?: SoftwareAlgorithm;

@@ -1,8 +1,8 @@
+import { every } from '../concurrency/every.ts';
+import { deleteInBatches } from '../concurrency/in-batches.ts';
 import { consoleSessionDefaults, purgeDefaults } from '../config/defaults.ts';
 import type { Store } from '../store/store.ts';
 import { IDENTITY_INITIATE_LIMIT, IDENTITY_VERIFY_LIMIT, OPERATOR_LIMIT } from '../verification/deps.ts';
-import { every } from './every.ts';
-import { deleteInBatches } from './in-batches.ts';
 
 /** A rate-limit row is of use until its window ends; the longest window is the verify limit's hour. */
 const LONGEST_RATE_WINDOW_MS = Math.max(OPERATOR_LIMIT.windowMs, IDENTITY_INITIATE_LIMIT.windowMs, IDENTITY_VERIFY_LIMIT.windowMs);
@@ -19,7 +19,7 @@ export type PurgedRows = Record<
  * their expiry, console sessions past their end or idle timeout, ceremonies and tickets past
  * theirs, and the attempt counters of handles that named nobody, a week after their last
  * attempt. Without it these went only when someone signed in, or never: a table per stranger.
- * Each deletes in bounded batches over an index, resting between them (in-batches.ts);
+ * Each deletes in bounded batches over an index, resting between them (concurrency/in-batches.ts);
  * replicas purging at once is harmless.
  */
 export async function purgeStaleRows(store: Store, now: number, stopped: () => boolean = () => false): Promise<PurgedRows> {

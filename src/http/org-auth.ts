@@ -3,6 +3,7 @@ import { hashSecret } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { ApiKey, ApiKeyKind, Organization } from '../store/types.ts';
+import { organizationIdOf } from './organization-header.ts';
 
 export interface Tenant {
   org: Organization;
@@ -17,9 +18,7 @@ const tenants = new WeakMap<FastifyRequest, Tenant>();
  */
 export function requireApiKey(store: OrganizationStore, kinds: readonly ApiKeyKind[]): onRequestAsyncHookHandler {
   return async (request) => {
-    const orgId = singleHeader(request, 'service-orgid');
-    if (!orgId) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: is required on organisation-scoped operations');
-    if (orgId.length > 64) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: must be at most 64 characters');
+    const orgId = organizationIdOf(request);
     const secret = singleHeader(request, 'service-api-key');
     // Hashing an absent or absurd key still costs one look-up: the organisation's existence
     // is answered (404) before the key's absence (401), as documented.

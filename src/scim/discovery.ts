@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { SCIM_CONTENT_TYPE, ScimError } from './errors.ts';
+import { type AttributeDef, ENTERPRISE_SCHEMA, enterpriseAttributes, USER_SCHEMA, userAttributes } from '../validation/scim-user/schema.ts';
+import { ScimError } from '../validation/scim-user/scim-error.ts';
+import { SCIM_CONTENT_TYPE } from './errors.ts';
 import { MAX_RESULTS } from './list-query.ts';
-import { type AttributeDef, ENTERPRISE_SCHEMA, enterpriseAttributes, USER_SCHEMA, userAttributes } from './schema.ts';
 import { LIST_SCHEMA } from './users-routes.ts';
 
 const SCHEMA_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';

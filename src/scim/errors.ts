@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type ScimErrorCode, scimErrorStatus } from '../errors/catalogue.ts';
+import type { ScimErrorCode } from '../errors/catalogue.ts';
 import { CodedError } from '../errors/coded-error.ts';
 import { toErrorResponse } from '../http/error-handler.ts';
 import { ConflictError } from '../store/store.ts';
+import { ScimError } from '../validation/scim-user/scim-error.ts';
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
@@ -17,14 +18,6 @@ const scimTypes: ReadonlySet<ScimErrorCode> = new Set([
   'noTarget',
   'uniqueness',
 ]);
-
-/** An error of the SCIM server; its message is the Error body's `detail`, safe to show. */
-export class ScimError extends CodedError<ScimErrorCode> {
-  constructor(code: ScimErrorCode, message: string, headers: Record<string, string> = {}) {
-    super('scim', code, scimErrorStatus[code], message, { headers });
-    this.name = 'ScimError';
-  }
-}
 
 /** RFC 7644 §3.12: `status` is the HTTP status as a string. */
 export function scimErrorBody(status: number, detail: string, scimType?: string) {

@@ -4,8 +4,9 @@ import { addJsonParser } from '../http/json-body.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { ConnectionStore, IdentityConnection } from '../store/connections/store.ts';
 import type { IdentityStore } from '../store/identities/store.ts';
+import { ScimError } from '../validation/scim-user/scim-error.ts';
 import { discoveryRoutes } from './discovery.ts';
-import { SCIM_CONTENT_TYPE, ScimError, scimErrorBody, sendScimError } from './errors.ts';
+import { SCIM_CONTENT_TYPE, scimErrorBody, sendScimError } from './errors.ts';
 import { usersRoutes } from './users-routes.ts';
 
 export const SCIM_PREFIX = '/scim/v2';

@@ -4,10 +4,12 @@ import { newId } from '../crypto/ids.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { IdentityConnection } from '../store/connections/store.ts';
 import type { Identity, IdentityStore } from '../store/identities/store.ts';
-import { SCIM_CONTENT_TYPE, ScimError } from './errors.ts';
+import { applyPatch, parsePatchBody } from '../validation/scim-user/patch.ts';
+import { ScimError } from '../validation/scim-user/scim-error.ts';
+import { identityFields, normaliseUser } from '../validation/scim-user/user-resource.ts';
+import { SCIM_CONTENT_TYPE } from './errors.ts';
 import { parseListQuery, projectAttributes } from './list-query.ts';
-import { applyPatch, parsePatchBody } from './patch.ts';
-import { identityFields, normaliseUser, presentUser } from './user-resource.ts';
+import { presentUser } from './present-user.ts';
 
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 

@@ -1,10 +1,10 @@
-import type { DirectoryIdentity } from '../connections/identity-directory.ts';
+import type { DirectoryIdentity } from '../connections/directory-identity.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
 import { callerData, OPERATOR_LIMIT, type VerificationCaller, type VerificationDeps } from './deps.ts';
 import type { InitiateRequest } from './initiate.ts';
+import { operatorRateLimited } from './refusals.ts';
 import { noVerifiableIdentity, verifiability } from './verifiable.ts';
-import { operatorRateLimited } from './verify.ts';
 
 /**
  * The helpdesk's look-up before a code is sent: whom the directory holds under an email or id,

@@ -4,8 +4,8 @@ import { recordEvent } from '../store/audit/record-event.ts';
 import type { Organization } from '../store/types.ts';
 import { newVerificationCode } from './code.ts';
 import { callerData, IDENTITY_INITIATE_LIMIT, identityKey, VERIFICATION_TTL_MS, type VerificationCaller, type VerificationDeps } from './deps.ts';
+import { identityRateLimited } from './refusals.ts';
 import { noVerifiableIdentity, verifiability } from './verifiable.ts';
-import { identityRateLimited } from './verify.ts';
 
 export interface InitiateRequest {
   connection_id: string;

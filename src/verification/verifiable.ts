@@ -1,4 +1,4 @@
-import type { DirectoryIdentity, IdentityRef } from '../connections/identity-directory.ts';
+import type { DirectoryIdentity, IdentityRef } from '../connections/directory-identity.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { canonicalEmailAddress, emailAddressProblem } from '../validation/email.ts';
 

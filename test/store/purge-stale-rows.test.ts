@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { PURGE_BATCH } from '../../src/concurrency/in-batches.ts';
 import { hashSecret, newId, randomSecret } from '../../src/crypto/ids.ts';
-import { PURGE_BATCH } from '../../src/housekeeping/in-batches.ts';
 import { purgeStaleRows } from '../../src/housekeeping/purge-stale-rows.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Organization, Person } from '../../src/store/types.ts';

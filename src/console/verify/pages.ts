@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { DirectoryIdentity } from '../../connections/identity-directory.ts';
+import type { DirectoryIdentity } from '../../connections/directory-identity.ts';
 import type { IdentityConnection } from '../../store/connections/store.ts';
 import type { ConsoleRequest } from '../context.ts';
 import { html } from '../html.ts';

@@ -1,5 +1,5 @@
+import { SWEEP_LIMIT } from '../../concurrency/in-batches.ts';
 import { newId } from '../../crypto/ids.ts';
-import { SWEEP_LIMIT } from '../../housekeeping/in-batches.ts';
 import type { WebAuthnChallenge, WebAuthnChallengePurpose, WebAuthnChallengeStore } from '../../store/webauthn-challenges/store.ts';
 import { CHALLENGE_TTL_MS } from './index.ts';
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { hashSecret } from '../../crypto/ids.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { organizationIdOf } from '../../http/organization-header.ts';
 import type { OrganizationStore } from '../../store/organizations/store.ts';
 import type { ApiKey, Organization } from '../../store/types.ts';
 
@@ -18,9 +19,7 @@ export interface AddressedOrganization {
  * a key, use ../organization-header.ts.)
  */
 export async function organizationOfRequest(store: OrganizationStore, request: FastifyRequest): Promise<AddressedOrganization> {
-  const orgId = singleHeader(request, 'service-orgid');
-  if (!orgId) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: is required on organisation-scoped operations');
-  if (orgId.length > 64) throw new ApiError('INVALID_HEADER', 'header Service-OrgID: must be at most 64 characters');
+  const orgId = organizationIdOf(request);
   const secret = singleHeader(request, 'service-api-key');
   const found = await store.findOrganizationAndKey(orgId, secret && secret.length <= 128 ? hashSecret(secret) : '');
   if (!found) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: no organisation has this id');

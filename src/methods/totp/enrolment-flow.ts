@@ -1,10 +1,10 @@
 import { operatorFields } from '../../audit/admin-events.ts';
 import { type Enroller, requireFactorManagement } from '../../authn/enrolling-person.ts';
+import { SWEEP_LIMIT } from '../../concurrency/in-batches.ts';
 import { checkCredentialLabel, createPersonCredential } from '../../credentials/create-credential.ts';
 import type { CredentialTypeContext } from '../../credentials/credential-type.ts';
 import { newId } from '../../crypto/ids.ts';
 import { ApiError, invalidField } from '../../errors/api-error.ts';
-import { SWEEP_LIMIT } from '../../housekeeping/in-batches.ts';
 import type { AuditStore } from '../../store/audit/store.ts';
 import type { AuthnAttemptStore } from '../../store/authn/store.ts';
 import type { Credential, CredentialStore } from '../../store/credentials/store.ts';

@@ -1,5 +1,5 @@
-import { every } from '../../housekeeping/every.ts';
-import { deleteInBatches } from '../../housekeeping/in-batches.ts';
+import { every } from '../../concurrency/every.ts';
+import { deleteInBatches } from '../../concurrency/in-batches.ts';
 import type { Store } from '../../store/store.ts';
 
 /**

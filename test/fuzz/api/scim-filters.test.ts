@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ScimError } from '../../../src/scim/errors.ts';
 import { parseFilter } from '../../../src/scim/filter.ts';
 import { caseKey } from '../../../src/store/identities/store.ts';
+import { ScimError } from '../../../src/validation/scim-user/scim-error.ts';
 import { backends } from '../../helpers/backends.ts';
 import { type ScimTenant, scimCall, scimTenant } from '../../scim/scim-helpers.ts';
 import { assertNothingWritten, assertScimRefusal, type FuzzService, runs, startFuzzService } from './fuzz-service.ts';

@@ -1,5 +1,5 @@
-import { ScimError } from './errors.ts';
 import { ENTERPRISE_SCHEMA, isSchemaUrn, USER_SCHEMA } from './schema.ts';
+import { ScimError } from './scim-error.ts';
 
 /**
  * RFC 7644 §3.10: an attribute may be named fully qualified, `<schema URN>:<attribute>`, the

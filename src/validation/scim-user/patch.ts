@@ -1,7 +1,7 @@
-import { ScimError } from './errors.ts';
 import { type PatchTarget, parsePatchPath } from './patch-path.ts';
 import { type AttributeDef, findAttribute, USER_SCHEMA } from './schema.ts';
 import { namesWholeSchema } from './schema-urns.ts';
+import { ScimError } from './scim-error.ts';
 import { isObject, normaliseUser } from './user-resource.ts';
 
 export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';

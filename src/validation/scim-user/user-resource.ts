@@ -1,7 +1,5 @@
-import { nulAt } from '../http/validation.ts';
-import type { Identity } from '../store/identities/store.ts';
-import { canonicalEmailAddress, emailAddressProblem, isEmailAddress } from '../validation/email.ts';
-import { ScimError } from './errors.ts';
+import { canonicalEmailAddress, emailAddressProblem, isEmailAddress } from '../email.ts';
+import { nulAt } from '../nul-character.ts';
 import {
   type AttributeDef,
   ENTERPRISE_SCHEMA,
@@ -13,6 +11,7 @@ import {
   userAttributes,
 } from './schema.ts';
 import { isCoreSchema, userBodyMembers } from './schema-urns.ts';
+import { ScimError } from './scim-error.ts';
 
 const MAX_STRING = 1024;
 const MAX_VALUES = 100;
@@ -186,15 +185,21 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The columns of a stored identity (store/identities) that its attributes decide. */
+export interface IdentityFields {
+  userName: string;
+  externalId: string | null;
+  email: string | null;
+  active: boolean;
+  displayName: string | null;
+}
+
 /**
  * What the store lifts out of the attributes: the fields verification and filters read.
  * `active` left out (never sent, or removed by `replace` with null, RFC 7644 §3.5.2) is true
  * only for an identity never deactivated: removing it from a deactivated user must not reactivate it.
  */
-export function identityFields(
-  attributes: Attributes,
-  deactivatedBefore = false,
-): Pick<Identity, 'userName' | 'externalId' | 'email' | 'active' | 'displayName'> {
+export function identityFields(attributes: Attributes, deactivatedBefore = false): IdentityFields {
   const emails = (attributes.emails as { value?: string; type?: string; primary?: boolean }[] | undefined)?.filter((e) => typeof e.value === 'string') ?? [];
   const email = emails.find((e) => e.type?.toLowerCase() === 'work') ?? emails.find((e) => e.primary === true) ?? emails[0];
   const name = attributes.name as Record<string, string> | undefined;
@@ -206,26 +211,5 @@ export function identityFields(
     email: usableEmail(email?.value),
     active: typeof attributes.active === 'boolean' ? attributes.active : !deactivatedBefore,
     displayName: (attributes.displayName as string | undefined) || name?.formatted || joined || null,
-  };
-}
-
-/** The User as GET answers it: id and meta added, schemas listed from what it holds. */
-export function presentUser(identity: Identity, baseUrl: string): Attributes {
-  // Sorted: PostgreSQL's JSONB does not keep member order, so a User read back would list them otherwise than the write's answer did.
-  const extensions = Object.keys(identity.attributes)
-    .filter((key) => key.startsWith('urn:'))
-    .sort();
-  return {
-    schemas: [USER_SCHEMA, ...extensions],
-    id: identity.id,
-    ...identity.attributes,
-    // What `active` means for this identity, also when the attribute was left out or removed.
-    active: identity.active,
-    meta: {
-      resourceType: 'User',
-      created: new Date(identity.createdAt).toISOString(),
-      lastModified: new Date(identity.updatedAt).toISOString(),
-      location: `${baseUrl}/Users/${identity.id}`,
-    },
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nulAt } from '../../src/http/validation.ts';
+import { nulAt } from '../../src/validation/nul-character.ts';
 
 describe('nulAt: where a validated value holds U+0000', () => {
   it('names the string or member name by its JSON pointer, escaping ~ and /', () => {

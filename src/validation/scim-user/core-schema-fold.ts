@@ -1,7 +1,7 @@
-import { ScimError } from './errors.ts';
 import { applyPatch } from './patch.ts';
 import { USER_SCHEMA } from './schema.ts';
 import { isCoreSchema } from './schema-urns.ts';
+import { ScimError } from './scim-error.ts';
 
 type Attributes = Record<string, unknown>;
 

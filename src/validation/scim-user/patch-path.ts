@@ -1,6 +1,6 @@
-import { ScimError } from './errors.ts';
-import { comparisonValue, tokenize } from './filter.ts';
+import { comparisonValue, tokenize } from './filter-tokens.ts';
 import { type AttributeDef, ENTERPRISE_SCHEMA, enterpriseAttributes, findAttribute, isSchemaUrn, USER_SCHEMA, userAttributes } from './schema.ts';
+import { ScimError } from './scim-error.ts';
 
 /** A PATCH path resolved against the schema (RFC 7644 §3.5.2 `attrPath [valFilter] [.subAttr]`). */
 export interface PatchTarget {

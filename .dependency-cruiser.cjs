@@ -2,7 +2,9 @@
 // Rooms are the folders under src/. From the bottom:
 //   leaves      errors, crypto, concurrency, validation, runtime, config/defaults.ts: nothing of the product
 //   config      settings and defaults: leaves only
-//   store       persistence: leaves and config
+//   scim-user   the SCIM User model (schema, PATCH, the core-schema fold): leaves only; the store
+//               folds stored rows by it (migration 12) and the SCIM server and connections speak it
+//   store       persistence: leaves, config and scim-user
 //   http        the HTTP toolkit every feature uses: leaves, config, store; no feature
 //   features    oauth, authn, credentials, methods, persons, clients, organizations, audit,
 //               connections, scim, verification, email, housekeeping, console
@@ -63,11 +65,18 @@ const rules = {
       to: { path: '^src/', pathNot: [LEAVES, '^src/config/'] },
     },
     {
+      name: 'scim-user-model-imports-leaves-only',
+      comment: 'The SCIM User model is shared by the store, the SCIM server and the connections: it imports none of them.',
+      severity: 'error',
+      from: { path: '^src/scim-user/' },
+      to: { path: '^src/', pathNot: [LEAVES, '^src/scim-user/'] },
+    },
+    {
       name: 'store-imports-no-feature',
       comment: 'Persistence sits under every feature: modules depend on the store, never the reverse.',
       severity: 'error',
       from: { path: '^src/store/' },
-      to: { path: '^src/', pathNot: [LEAVES, '^src/config/', '^src/store/'] },
+      to: { path: '^src/', pathNot: [LEAVES, '^src/config/', '^src/scim-user/', '^src/store/'] },
     },
     {
       name: 'toolkit-imports-no-feature',

@@ -1,7 +1,7 @@
 import type { SecretBox } from '../crypto/secret-box.ts';
+import { usableEmail } from '../scim-user/user-resource.ts';
 import type { ConnectionStore } from '../store/connections/store.ts';
 import type { IdentityStore } from '../store/identities/store.ts';
-import { usableEmail } from '../validation/scim-user/user-resource.ts';
 import type { DirectoryIdentity, IdentityRef } from './directory-identity.ts';
 import type { PullOptions, ScimPullClient } from './scim-pull-client.ts';
 

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { ApiError } from '../errors/api-error.ts';
+import { identityFields, isObject } from '../scim-user/user-resource.ts';
 import { canonicalEmailAddress } from '../validation/email.ts';
-import { identityFields, isObject } from '../validation/scim-user/user-resource.ts';
 import { checkLiteralHost, ForbiddenDestinationError, guardedLookup, type ResolveAll } from './address-policy.ts';
 import type { DirectoryIdentity, IdentityRef } from './directory-identity.ts';
 

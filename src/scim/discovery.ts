@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { type AttributeDef, ENTERPRISE_SCHEMA, enterpriseAttributes, USER_SCHEMA, userAttributes } from '../validation/scim-user/schema.ts';
-import { ScimError } from '../validation/scim-user/scim-error.ts';
+import { type AttributeDef, ENTERPRISE_SCHEMA, enterpriseAttributes, USER_SCHEMA, userAttributes } from '../scim-user/schema.ts';
+import { ScimError } from '../scim-user/scim-error.ts';
 import { SCIM_CONTENT_TYPE } from './errors.ts';
 import { MAX_RESULTS } from './list-query.ts';
 import { LIST_SCHEMA } from './users-routes.ts';

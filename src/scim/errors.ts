@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ScimErrorCode } from '../errors/catalogue.ts';
 import { CodedError } from '../errors/coded-error.ts';
 import { toErrorResponse } from '../http/error-handler.ts';
+import { ScimError } from '../scim-user/scim-error.ts';
 import { ConflictError } from '../store/store.ts';
-import { ScimError } from '../validation/scim-user/scim-error.ts';
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';

@@ -1,5 +1,5 @@
+import { comparisonValue, invalidFilter, tokenize } from '../scim-user/filter-tokens.ts';
 import type { IdentityCondition } from '../store/identities/store.ts';
-import { comparisonValue, invalidFilter, tokenize } from '../validation/scim-user/filter-tokens.ts';
 
 const MAX_FILTER_LENGTH = 1024;
 

@@ -1,5 +1,5 @@
+import { ScimError } from '../scim-user/scim-error.ts';
 import type { IdentityQuery } from '../store/identities/store.ts';
-import { ScimError } from '../validation/scim-user/scim-error.ts';
 import { parseFilter } from './filter.ts';
 
 /** Largest page; ServiceProviderConfig publishes it as filter.maxResults. */

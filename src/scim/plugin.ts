@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { hashSecret } from '../crypto/ids.ts';
 import { addJsonParser } from '../http/json-body.ts';
+import { ScimError } from '../scim-user/scim-error.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { ConnectionStore, IdentityConnection } from '../store/connections/store.ts';
 import type { IdentityStore } from '../store/identities/store.ts';
-import { ScimError } from '../validation/scim-user/scim-error.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { SCIM_CONTENT_TYPE, scimErrorBody, sendScimError } from './errors.ts';
 import { usersRoutes } from './users-routes.ts';

@@ -1,5 +1,5 @@
+import { USER_SCHEMA } from '../scim-user/schema.ts';
 import type { Identity } from '../store/identities/store.ts';
-import { USER_SCHEMA } from '../validation/scim-user/schema.ts';
 
 /** The User as GET answers it: id and meta added, schemas listed from what it holds. */
 export function presentUser(identity: Identity, baseUrl: string): Record<string, unknown> {

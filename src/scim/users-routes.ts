@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordDirectoryEvent } from '../connections/audit.ts';
 import { newId } from '../crypto/ids.ts';
+import { applyPatch, parsePatchBody } from '../scim-user/patch.ts';
+import { ScimError } from '../scim-user/scim-error.ts';
+import { identityFields, normaliseUser } from '../scim-user/user-resource.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { IdentityConnection } from '../store/connections/store.ts';
 import type { Identity, IdentityStore } from '../store/identities/store.ts';
-import { applyPatch, parsePatchBody } from '../validation/scim-user/patch.ts';
-import { ScimError } from '../validation/scim-user/scim-error.ts';
-import { identityFields, normaliseUser } from '../validation/scim-user/user-resource.ts';
 import { SCIM_CONTENT_TYPE } from './errors.ts';
 import { parseListQuery, projectAttributes } from './list-query.ts';
 import { presentUser } from './present-user.ts';

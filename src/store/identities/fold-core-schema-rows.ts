@@ -1,5 +1,5 @@
-import { foldCoreSchemaMember } from '../../validation/scim-user/core-schema-fold.ts';
-import { identityFields } from '../../validation/scim-user/user-resource.ts';
+import { foldCoreSchemaMember } from '../../scim-user/core-schema-fold.ts';
+import { identityFields } from '../../scim-user/user-resource.ts';
 import { type Json, json, time } from '../rows.ts';
 import type { SqlExecutor } from '../sql-driver.ts';
 import { caseKey } from './store.ts';

@@ -1,5 +1,5 @@
-import { canonicalEmailAddress, emailAddressProblem, isEmailAddress } from '../email.ts';
-import { nulAt } from '../nul-character.ts';
+import { canonicalEmailAddress, emailAddressProblem, isEmailAddress } from '../validation/email.ts';
+import { nulAt } from '../validation/nul-character.ts';
 import {
   type AttributeDef,
   ENTERPRISE_SCHEMA,

@@ -7,8 +7,9 @@ import type { PersonStore } from '../store/persons/store.ts';
 import type { Handle, Organization, Person } from '../store/types.ts';
 import type { AttemptTicket } from './attempt-limiter.ts';
 import { type AttemptMetrics, unreportedAttempts } from './attempt-metrics.ts';
+import type { AttemptOutcome } from './attempt-record.ts';
 import { attemptCounter } from './attempt-subject.ts';
-import { type AttemptOutcome, recordAuthnAttempt } from './audit.ts';
+import { recordAuthnAttempt } from './audit.ts';
 import { failureClockNow, waitForFailureTime } from './failure-time.ts';
 import type { AmrValue } from './person-token.ts';
 

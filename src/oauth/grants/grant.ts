@@ -1,4 +1,3 @@
-import type { AttemptMetrics } from '../../authn/attempt-metrics.ts';
 import type { Store } from '../../store/store.ts';
 import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
 import type { OAuthParams } from '../form.ts';
@@ -18,7 +17,12 @@ export interface OAuthDeps {
   svids: SvidVerifierLike;
   now: () => number;
   /** Where a failed client authentication is counted once the audit has recorded its share. */
-  attemptMetrics?: AttemptMetrics;
+  attemptMetrics?: UnauditedAttempts;
+}
+
+/** The metric of attempts the audit log does not keep (the service passes authn's attempt metrics). */
+export interface UnauditedAttempts {
+  unaudited(attempt: { method: string; outcome: 'failure'; reason: string }): void;
 }
 
 /** What an audit event of a token request says; filled in as the grant learns it. */

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import { attemptMetrics as attemptMetricsIn } from '../authn/attempt-metrics.ts';
+import { attemptRoutes } from '../authn/attempt-routes.ts';
 import { oauthClientRoutes } from '../clients/routes.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { identityDirectory } from '../connections/identity-directory.ts';
@@ -20,9 +21,10 @@ import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError }
 import { addJsonParser } from '../http/json-body.ts';
 import { installMetrics } from '../http/metrics.ts';
 import { validatorCompiler } from '../http/validation.ts';
+import { loginServices } from '../methods/login-services.ts';
 import { webauthnRoutes } from '../methods/passkey/routes.ts';
 import { credentialTypes as registeredCredentialTypes } from '../methods/registry.ts';
-import { authnRoutes, loginServices } from '../methods/routes.ts';
+import { authnRoutes } from '../methods/routes.ts';
 import type { KeyRing } from '../oauth/keys/key-ring.ts';
 import { registerMetadata } from '../oauth/metadata.ts';
 import { oauthEndpoints } from '../oauth/plugin.ts';
@@ -129,6 +131,7 @@ export async function buildApp({
   });
   app.addHook('onClose', () => logins.close());
   await app.register(authnRoutes(logins, deps.reader));
+  await app.register(attemptRoutes(store, now, logins.context.hashCode));
   const webauthn = { store, issuer: tokenIssuer, reader: deps.reader, hashCode: credentialTypeContext(config.secret).hashCode, now, attemptMetrics };
   await app.register(webauthnRoutes(webauthn));
   await app.register(auditRoutes(store));

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { AttemptRecordInput } from './audit.ts';
+import type { AttemptRecordInput } from './attempt-record.ts';
 
 /**
  * What the login steps report to GET /metrics instead of the audit log: whatever a stranger can

@@ -1,22 +1,7 @@
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AttemptMetrics } from './attempt-metrics.ts';
-
-export type AttemptOutcome = 'success' | 'failure' | 'refused';
-
-/** One authentication attempt as the audit log keeps it: who and how, never what was typed. */
-export interface AttemptRecordInput {
-  orgId: string;
-  /** The challenge: password, totp, recovery_code, webauthn. */
-  method: string;
-  /** null when the handle named nobody. */
-  personId: string | null;
-  /** The credential that matched or was tried; null when none did. */
-  credentialId: string | null;
-  outcome: AttemptOutcome;
-  /** Why, in a word of our own (wrong_secret, unknown_handle, too_many_attempts, …); never input. */
-  reason: string | null;
-}
+import type { AttemptRecordInput } from './attempt-record.ts';
 
 /** Refusals before any secret was judged: the attempt limiter's 429, a full hashing queue, a failure of ours. */
 const REFUSED_UNJUDGED: ReadonlySet<string> = new Set(['too_many_attempts', 'busy', 'error']);

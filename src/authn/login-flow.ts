@@ -1,3 +1,4 @@
+import { DEFAULT_FAILURE_TIME_MS } from '../config/defaults.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AttemptCounter } from '../store/authn/store.ts';
@@ -6,9 +7,10 @@ import type { PersonStore } from '../store/persons/store.ts';
 import type { Handle, Organization, Person } from '../store/types.ts';
 import type { AttemptTicket } from './attempt-limiter.ts';
 import { type AttemptMetrics, unreportedAttempts } from './attempt-metrics.ts';
+import type { AttemptOutcome } from './attempt-record.ts';
 import { attemptCounter } from './attempt-subject.ts';
-import { type AttemptOutcome, recordAuthnAttempt } from './audit.ts';
-import { DEFAULT_FAILURE_TIME_MS, failureClockNow, waitForFailureTime } from './failure-time.ts';
+import { recordAuthnAttempt } from './audit.ts';
+import { failureClockNow, waitForFailureTime } from './failure-time.ts';
 import type { AmrValue } from './person-token.ts';
 
 /** What a method's check found: the credential it matched (and spent), or why it failed. */

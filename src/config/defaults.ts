@@ -95,3 +95,13 @@ export const purgeDefaults = Object.freeze({
   verificationKeptMs: 24 * 3_600_000,
   attemptsOfNoOneKeptMs: 7 * 24 * 3_600_000,
 });
+
+/**
+ * How long after it began a password failure is answered (TESSERA_LOGIN_FAILURE_TIME; why in
+ * src/authn/failure-time.ts): 1 s by default, above what verifying the costliest accepted hash
+ * takes. Here rather than beside its rule in service-config.ts because the login flow falls back
+ * on it too. The bounds: at least 100 ms, above the policy hash's cost (argon2id m=19 MiB t=2,
+ * about 35 ms on the benchmark machine); at most 10 s, beyond which people give up.
+ */
+export const DEFAULT_FAILURE_TIME_MS = 1000;
+export const FAILURE_TIME_RANGE_MS = { min: 100, max: 10_000 } as const;

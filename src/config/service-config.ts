@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
-import { DEFAULT_FAILURE_TIME_MS, FAILURE_TIME_RANGE_MS } from '../authn/failure-time.ts';
 import type { ListenerPolicy } from '../runtime/listener-policy.ts';
 import { parseWorkers, WORKERS_RULE } from '../runtime/run-workers.ts';
 import { isEmailAddress } from '../validation/email.ts';
 import { defaultDatabaseUrl, sqliteFile } from './data-dir.ts';
+import { DEFAULT_FAILURE_TIME_MS, FAILURE_TIME_RANGE_MS } from './defaults.ts';
 import { listenerVariables, readListener } from './listener-variables.ts';
 
 /**

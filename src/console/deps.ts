@@ -1,6 +1,6 @@
 import type { ConnectionRoutesDeps } from '../connections/routes.ts';
+import type { LoginServices } from '../methods/login-services.ts';
 import type { WebAuthnDeps } from '../methods/passkey/deps.ts';
-import type { LoginServices } from '../methods/routes.ts';
 import type { Store } from '../store/store.ts';
 import type { VerificationDeps } from '../verification/deps.ts';
 import type { ConsoleSessions } from './session.ts';

@@ -27,7 +27,7 @@ export interface CredentialTypeContext {
 
 /**
  * One credential type: the shape of its create request, the checks a schema cannot make, and
- * its response. Each type lives in its own folder under src/credentials/ and exports one of
+ * its response. Each type lives in its own folder under src/methods/ and exports one of
  * these; the credentials routes choose by `type` and never look inside `params` themselves.
  */
 export interface CredentialType {

@@ -15,6 +15,7 @@ import type { TransactionalStore } from '../store/store.ts';
 import { checkCredentialLabel, createPersonCredential, rethrowPasskeyTaken } from './create-credential.ts';
 import type { CredentialType, CredentialTypeContext } from './credential-type.ts';
 import { deletePersonCredential } from './delete-credential.ts';
+import { presentCredential } from './operations.ts';
 import { credentialBodyValidator, credentialRequestSchema, credentialViewSchema } from './routes-schemas.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -122,18 +123,6 @@ export function credentialRoutes(store: CredentialRouteStore, { types, context, 
         return reply.code(204).send(null);
       },
     );
-  };
-}
-
-/** Spec §2.3's credential. A type no longer enabled shows its stored params; never the secret. */
-export function presentCredential(type: CredentialType | undefined, credential: Credential) {
-  const params = type ? type.present({ params: credential.params, secret: credential.secret }) : credential.params;
-  return {
-    id: credential.id,
-    last_used: credential.lastUsed === null ? null : new Date(credential.lastUsed).toISOString(),
-    type: credential.type,
-    params,
-    ...(credential.label === null ? {} : { label: credential.label }),
   };
 }
 

@@ -4,7 +4,7 @@ import { passwordCredentialType } from './password/type.ts';
 import { totpCredentialType } from './totp/type.ts';
 
 /**
- * The credential types the service offers, each from its own folder under src/credentials/.
+ * The credential types the service offers, each from its own folder under src/methods/.
  * The credentials routes accept exactly these `type`s. Tests of the routes themselves offer
  * their own instead, through startService's options.
  */

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashSecret } from '../crypto/ids.ts';
-import type { Store } from '../store/store.ts';
+import type { ClientStore } from '../store/clients/store.ts';
 import type { OAuthClient, OrganizationConfig } from '../store/types.ts';
 
 export interface AuthenticatedClient {
@@ -17,7 +17,11 @@ import type { OAuthParams } from './form.ts';
  * carries no client credentials at all (clientless token exchange). Using both methods at
  * once is refused, as is a client_id without a secret.
  */
-export async function authenticateClient(store: Store, authorization: string | undefined, params: OAuthParams): Promise<AuthenticatedClient | undefined> {
+export async function authenticateClient(
+  store: Pick<ClientStore, 'findClientWithConfig'>,
+  authorization: string | undefined,
+  params: OAuthParams,
+): Promise<AuthenticatedClient | undefined> {
   let id: string | undefined;
   let secret: string | undefined;
   if (authorization !== undefined) {

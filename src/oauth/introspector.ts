@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 import type { ApiErrorCode } from '../errors/catalogue.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import type { Store } from '../store/store.ts';
+import type { ClientStore } from '../store/clients/store.ts';
+import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { OAuthClient } from '../store/types.ts';
 import { authenticateClient } from './client-auth.ts';
 import { oauthError } from './errors.ts';
@@ -22,7 +23,7 @@ const KEY_REFUSALS: readonly ApiErrorCode[] = ['INVALID_HEADER', 'ORGANIZATION_N
  * invalid_client, as a request without credentials is.
  */
 export function introspectorAuthentication(
-  store: Store,
+  store: OrganizationStore & ClientStore,
 ): (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, params: OAuthParams) => Promise<Introspector> {
   const checkAdminKey = requireApiKey(store, ['admin']);
   return async (app, request, reply, params) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { CLIENT_AUTH_FAILURES_AUDITED } from '../../src/oauth/token-endpoint.ts';
+import { CLIENT_AUTH_FAILURES_AUDITED } from '../../src/oauth/endpoints/token-endpoint.ts';
 import { unauditedAttempts } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { type ClientCredentials, oauthPost, registerClient, token } from '../helpers/oauth.ts';

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { ApiError } from '../../errors/api-error.ts';
-import { PasswordLoginBody, TotpLoginBody } from '../../methods/login-schemas.ts';
+import { PasswordLoginBody } from '../../methods/password/login-schemas.ts';
+import { TotpLoginBody } from '../../methods/totp/login-schemas.ts';
 import { checkBody, FormRefusal } from '../form-refusals.ts';
 
 const fieldsOf = {

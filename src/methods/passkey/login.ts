@@ -2,8 +2,9 @@ import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/serv
 import { withTwoFactors } from '../../authn/assurance.ts';
 import { AttemptLimiter, type AttemptTicket } from '../../authn/attempt-limiter.ts';
 import { unreportedAttempts } from '../../authn/attempt-metrics.ts';
+import type { AttemptOutcome } from '../../authn/attempt-record.ts';
 import { attemptCounter, userHandleCounter } from '../../authn/attempt-subject.ts';
-import { type AttemptOutcome, recordAuthnAttempt } from '../../authn/audit.ts';
+import { recordAuthnAttempt } from '../../authn/audit.ts';
 import { authenticationFailed } from '../../authn/login-flow.ts';
 import { type AmrValue, issuePersonToken, type PersonLogin, type SignIn } from '../../authn/person-token.ts';
 import { completeSignIn, openTicket, type SecondFactorProof, ticketHashOf } from '../../authn/second-factor.ts';

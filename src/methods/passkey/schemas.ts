@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { HandleBody, SecondFactorTicketField } from '../login-schemas.ts';
+import { HandleBody, SecondFactorTicketField } from '../../authn/login-schemas.ts';
 
 const ChallengeId = Type.String({ minLength: 1, maxLength: 64, description: 'From the options call' });
 

@@ -1,6 +1,7 @@
 import { invalidField } from '../../errors/api-error.ts';
-import { PASSWORD_HASH_FIELD, type Pbkdf2Digest, type Pbkdf2Hash } from './password-hash.ts';
+import { PASSWORD_HASH_FIELD, type Pbkdf2Hash } from './password-hash.ts';
 import { decodePhcBase64 } from './phc-base64.ts';
+import type { Pbkdf2Digest } from './threads/hash-job.ts';
 
 export const PBKDF2_DIGESTS: readonly Pbkdf2Digest[] = ['sha1', 'sha256', 'sha512'];
 /** Salts of RFC 6070's own vectors are 4 and 5 bytes; legacy imports must not be refused for that. */

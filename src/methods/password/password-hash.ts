@@ -1,10 +1,11 @@
+import type { Pbkdf2Digest } from './threads/hash-job.ts';
+
 /** What an imported password hash says, once parsed (parse-password-hash.ts). */
 
 export type Argon2Function = 'argon2i' | 'argon2id';
 /** 0x10 is Argon2 1.0 (PHC strings without `v=`), 0x13 is 1.3 (RFC 9106). */
 export type Argon2Version = 0x10 | 0x13;
 export type BcryptVersion = '2' | '2a' | '2b' | '2x' | '2y';
-export type Pbkdf2Digest = 'sha1' | 'sha256' | 'sha512';
 
 export interface Argon2Hash {
   function: Argon2Function;

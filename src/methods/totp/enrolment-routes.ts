@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { enrollingPerson } from '../../authn/enrolling-person.ts';
-import { presentCredential } from '../../credentials/routes.ts';
+import { presentCredential } from '../../credentials/operations.ts';
 import { commonErrors, Envelope } from '../../http/envelope.ts';
 import type { TokenReader } from '../../oauth/tokens/reader.ts';
-import type { Store } from '../../store/store.ts';
+import type { OrganizationStore } from '../../store/organizations/store.ts';
+import type { PersonStore } from '../../store/persons/store.ts';
 import { confirmTotpEnrolment, startTotpEnrolment, type TotpEnrolmentDeps } from './enrolment-flow.ts';
 import { totpCredentialType } from './index.ts';
 import { regenerateRecoveryCodes } from './regenerate-recovery-codes.ts';
@@ -56,7 +57,7 @@ const tags = ['authentication'];
 const security: Record<string, string[]>[] = [{ orgId: [], apiKey: [] }, { orgId: [] }];
 
 /** POST /authn/totp/enrolment, /authn/totp/enrolment/confirm and /authn/totp/recovery-codes. */
-export function enrolmentRoutes(store: Store, reader: TokenReader, deps: TotpEnrolmentDeps): FastifyPluginAsyncTypebox {
+export function enrolmentRoutes(store: OrganizationStore & PersonStore, reader: TokenReader, deps: TotpEnrolmentDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/authn/totp/enrolment',

@@ -1,5 +1,9 @@
-import type { AttemptMetrics } from '../../authn/attempt-metrics.ts';
-import type { Store } from '../../store/store.ts';
+import type { AuditStore } from '../../store/audit/store.ts';
+import type { ClientStore } from '../../store/clients/store.ts';
+import type { OrganizationStore } from '../../store/organizations/store.ts';
+import type { PersonStore } from '../../store/persons/store.ts';
+import type { RateLimitStore } from '../../store/rate-limits/store.ts';
+import type { TokenStore } from '../../store/tokens/store.ts';
 import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
 import type { OAuthParams } from '../form.ts';
 import type { TokenIssuer } from '../tokens/issuer.ts';
@@ -11,14 +15,22 @@ export interface SvidVerifierLike {
   verify(token: string, trust: Pick<OrganizationConfig, 'svid_jwks_urls' | 'allowed_spiffe_ids'>, audience: string): Promise<{ spiffeId: string }>;
 }
 
+/** What the token, introspection and revocation endpoints read and write. */
+export type OAuthStore = OrganizationStore & ClientStore & PersonStore & TokenStore & RateLimitStore & AuditStore;
+
 export interface OAuthDeps {
-  store: Store;
+  store: OAuthStore;
   issuer: TokenIssuer;
   reader: TokenReader;
   svids: SvidVerifierLike;
   now: () => number;
   /** Where a failed client authentication is counted once the audit has recorded its share. */
-  attemptMetrics?: AttemptMetrics;
+  attemptMetrics?: UnauditedAttempts;
+}
+
+/** The metric of attempts the audit log does not keep (the service passes authn's attempt metrics). */
+export interface UnauditedAttempts {
+  unaudited(attempt: { method: string; outcome: 'failure'; reason: string }): void;
 }
 
 /** What an audit event of a token request says; filled in as the grant learns it. */

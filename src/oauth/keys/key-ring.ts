@@ -3,7 +3,7 @@ import { SingleFlightOne } from '../../concurrency/single-flight.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
 import { newId } from '../../crypto/ids.ts';
 import { SecretBox } from '../../crypto/secret-box.ts';
-import type { Store } from '../../store/store.ts';
+import type { SigningKeyStore } from '../../store/signing-keys/store.ts';
 import type { SigningKey } from '../../store/types.ts';
 
 export const SIGNING_ALG = 'ES256';
@@ -29,7 +29,7 @@ interface LoadedKey {
  * every token it can have signed has expired.
  */
 export class KeyRing {
-  readonly #store: Store;
+  readonly #store: SigningKeyStore;
   readonly #box: SecretBox;
   readonly #now: () => number;
   #keys = new Map<string, LoadedKey>();
@@ -40,7 +40,7 @@ export class KeyRing {
   /** Why the active key could not be unsealed, if it could not: signing fails, verifying goes on. */
   #sealError: Error | undefined;
 
-  constructor(store: Store, secret: string, now: () => number = Date.now) {
+  constructor(store: SigningKeyStore, secret: string, now: () => number = Date.now) {
     this.#store = store;
     this.#box = new SecretBox(secret, 'signing-key-encryption');
     this.#now = now;

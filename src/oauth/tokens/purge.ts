@@ -1,6 +1,6 @@
 import { every } from '../../concurrency/every.ts';
 import { deleteInBatches } from '../../concurrency/in-batches.ts';
-import type { Store } from '../../store/store.ts';
+import type { TokenStore } from '../../store/tokens/store.ts';
 
 /**
  * Deletes expired opaque tokens every `everyMs` (TESSERA_TOKEN_PURGE_INTERVAL). An exchanged
@@ -11,7 +11,7 @@ import type { Store } from '../../store/store.ts';
  * as long as that took. Replicas may purge at the same time: deleting is idempotent.
  * Returns a function that stops the timer and any purge in progress.
  */
-export function purgeExpiredTokens(store: Store, everyMs: number, onError: (error: unknown) => void, now: () => number = Date.now): () => void {
+export function purgeExpiredTokens(store: TokenStore, everyMs: number, onError: (error: unknown) => void, now: () => number = Date.now): () => void {
   // Tokens are stored in the order they were issued (opaque-token.ts): the rows that expire
   // together sit together, and a batch touches few pages.
   return every(everyMs, (stopped) => deleteInBatches((limit) => store.deleteExpiredTokens(now(), limit), stopped), onError);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type OAuthDeps, organizationConfig } from '../../../src/oauth/grants/grant.ts';
-import type { Store } from '../../../src/store/store.ts';
+import { type OAuthDeps, type OAuthStore, organizationConfig } from '../../../src/oauth/grants/grant.ts';
 import type { OAuthClient, OrganizationConfig } from '../../../src/store/types.ts';
 
 describe('organizationConfig', () => {
@@ -15,7 +14,7 @@ describe('organizationConfig', () => {
         read.push(id);
         return ['org_a', 'org_b'].includes(id) ? { id, config: storedConfig } : undefined;
       },
-    }) as unknown as Store;
+    }) as unknown as OAuthStore;
 
   it("takes the authenticated client's configuration for the client's organisation, without reading it again", async () => {
     const read: string[] = [];

@@ -2,7 +2,9 @@ import { argon2Sync, pbkdf2Sync } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { type Argon2Inputs, type Argon2Type, argon2Compute } from '../legacy-verification/argon2-reference.ts';
 import { cryptBlowfish, type KeySetupMode } from '../legacy-verification/crypt-blowfish.ts';
-import type { Pbkdf2Digest } from '../password-hash.ts';
+
+/** The digests a PBKDF2 hash may name (parse-pbkdf2.ts), each one node's pbkdf2Sync computes. */
+export type Pbkdf2Digest = 'sha1' | 'sha256' | 'sha512';
 
 /** The `bcrypt` package ships no types; this is the one call used, on a hash thread. */
 const bcrypt = createRequire(import.meta.url)('bcrypt') as { hashSync(data: Buffer, salt: string): string };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { KeyRing } from './keys/key-ring.ts';
-import { SIGNING_ALG } from './keys/key-ring.ts';
+import type { KeyRing } from '../keys/key-ring.ts';
+import { SIGNING_ALG } from '../keys/key-ring.ts';
 import { supportedGrantTypes } from './token-endpoint.ts';
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { authenticateClient } from './client-auth.ts';
-import { oauthError } from './errors.ts';
-import { OAuthParams } from './form.ts';
-import type { OAuthDeps } from './grants/grant.ts';
-import { introspectorAuthentication, mayIntrospect } from './introspector.ts';
-import { isOfCurrentGeneration } from './tokens/person-generation.ts';
-import { type OwnToken, TokenRejected } from './tokens/reader.ts';
-import { tokenShape } from './tokens/token-types.ts';
+import { authenticateClient } from '../client-auth.ts';
+import { oauthError } from '../errors.ts';
+import { OAuthParams } from '../form.ts';
+import type { OAuthDeps } from '../grants/grant.ts';
+import { introspectorAuthentication, mayIntrospect } from '../introspector.ts';
+import { isOfCurrentGeneration } from '../tokens/person-generation.ts';
+import { type OwnToken, TokenRejected } from '../tokens/reader.ts';
+import { tokenShape } from '../tokens/token-types.ts';
 
 function formParams(body: unknown): OAuthParams {
   if (typeof body !== 'string') throw oauthError('invalid_request', 'the request body must be application/x-www-form-urlencoded');

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recordEvent } from '../store/audit/record-event.ts';
-import { StorageUnavailableError } from '../store/store.ts';
-import type { OAuthClient } from '../store/types.ts';
-import { authenticateClient } from './client-auth.ts';
-import { InvalidClient, OAuthError, oauthError, toOAuthErrorResponse } from './errors.ts';
-import { OAuthParams } from './form.ts';
-import { clientCredentials } from './grants/client-credentials.ts';
-import type { AuditNotes, Grant, OAuthDeps } from './grants/grant.ts';
-import { tokenExchange } from './grants/token-exchange.ts';
+import { recordEvent } from '../../store/audit/record-event.ts';
+import { StorageUnavailableError } from '../../store/store.ts';
+import type { OAuthClient } from '../../store/types.ts';
+import { authenticateClient } from '../client-auth.ts';
+import { InvalidClient, OAuthError, oauthError, toOAuthErrorResponse } from '../errors.ts';
+import { OAuthParams } from '../form.ts';
+import { clientCredentials } from '../grants/client-credentials.ts';
+import type { AuditNotes, Grant, OAuthDeps } from '../grants/grant.ts';
+import { tokenExchange } from '../grants/token-exchange.ts';
 
 const grants: ReadonlyMap<string, Grant> = new Map([clientCredentials, tokenExchange].map((g) => [g.type, g]));
 export const supportedGrantTypes = [...grants.keys()];

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { oauthError } from './errors.ts';
-import type { OAuthDeps } from './grants/grant.ts';
+import { oauthError } from '../errors.ts';
+import type { OAuthDeps } from '../grants/grant.ts';
 import { registerIntrospectionAndRevocation } from './introspection.ts';
 import { registerTokenEndpoint, sendOAuthError } from './token-endpoint.ts';
 

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AttemptLimiter } from '../authn/attempt-limiter.ts';
 import { type AttemptMetrics, unreportedAttempts } from '../authn/attempt-metrics.ts';
-import { attemptRoutes } from '../authn/attempt-routes.ts';
 import { LoginFlow } from '../authn/login-flow.ts';
 import { LoginsPerSource } from '../authn/logins-per-source.ts';
 import type { CredentialTypeContext } from '../credentials/credential-type.ts';
@@ -90,7 +89,6 @@ export function authnRoutes(services: LoginServices, reader: TokenReader): Fasti
   const { store, flow, issuer, pool, perSource, context, now, policy, attemptMetrics } = services;
   return async (app) => {
     await app.register(enrolmentRoutes(store, reader, { store, context, now }));
-    await app.register(attemptRoutes(store, now, context.hashCode));
     await app.register(loginRoutes({ store, flow, issuer, pool, perSource, context, now, attemptMetrics, ...(policy ? { policy } : {}) }));
   };
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Operator } from '../../audit/admin-events.ts';
 import { ApiError, personNotFound } from '../../errors/api-error.ts';
-import { changePersonAccess, createPerson, deletePerson } from '../../persons/operations.ts';
-import { AccessChange, NewPerson, newPerson } from '../../persons/routes.ts';
+import { changePersonAccess, createPerson, deletePerson, newPerson } from '../../persons/operations.ts';
+import { AccessChange, NewPerson } from '../../persons/schemas.ts';
 import type { Handle, Person, PersonRole } from '../../store/types.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, type SignedIn, SignInRequired, seeOther, signedIn } from '../context.ts';

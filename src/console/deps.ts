@@ -10,16 +10,19 @@ import type { VerificationDeps } from '../verification/deps.ts';
 import type { ConsoleSessions } from './session.ts';
 
 /**
- * What the console's sign-in shares with the API's /authn/…: one flow, one hashing pool and one
- * bound per address, so a guess counts toward the same lockout whichever door it came through.
+ * What the console's sign-in shares with the API's /authn/… (methods/routes.ts makes them once
+ * for both doors), so a guess counts toward the same lockout whichever door it came through.
  */
 export interface ConsoleLogins {
+  /** Counts each attempt, delays and locks, and records it. */
   flow: LoginFlow;
+  /** The password-hashing threads, and the cost a password's new hash is made at. */
   pool: HashWorkPool;
-  perSource: LoginsPerSource;
-  context: CredentialTypeContext;
   policy: PasswordHashPolicy | undefined;
-  now: () => number;
+  /** Password checks in flight at once from one client address. */
+  perSource: LoginsPerSource;
+  /** Opens TOTP secrets and hashes single-use codes (and the handles of attempt counters). */
+  context: CredentialTypeContext;
   attemptMetrics: AttemptMetrics;
 }
 

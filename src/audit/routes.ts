@@ -22,8 +22,12 @@ function present(event: AuditEvent) {
   return { id: event.id, type: event.type, occurred_at: new Date(event.occurredAt).toISOString(), data: event.data };
 }
 
+export interface AuditRouteOptions {
+  store: AuditStore & OrganizationStore;
+}
+
 /** GET /audit/events: what happened in the organisation, oldest first, optionally of one type. */
-export function auditRoutes(store: AuditStore & OrganizationStore): FastifyPluginAsyncTypebox {
+export function auditRoutes({ store }: AuditRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     app.get(

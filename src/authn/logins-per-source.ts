@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.ts';
-import { sourceOf } from '../http/client-source.ts';
+import { sourceOf } from '../runtime/client-source.ts';
 
 /**
  * At most `limit` password logins in flight (queued for a hash thread or running) from one

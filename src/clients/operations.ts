@@ -1,30 +1,22 @@
-import { type Static, Type } from 'typebox';
 import { type Operator, recordAdminEvent } from '../audit/admin-events.ts';
 import { clientDefaults } from '../config/defaults.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
-import { scopeTokenPattern } from '../oauth/scope.ts';
 import type { TransactionalStore } from '../store/store.ts';
-import { accessTokenFormats, clientGrantTypes, type OAuthClient } from '../store/types.ts';
+import type { OAuthClient } from '../store/types.ts';
+import type { NewClient } from './schemas.ts';
 
-export const ClientFields = {
-  client_name: Type.String({ minLength: 1, maxLength: 200 }),
-  scopes: Type.Array(Type.String({ pattern: scopeTokenPattern(128) }), { maxItems: 100, uniqueItems: true, description: 'Scopes the client may be granted' }),
-  grant_types: Type.Array(Type.Enum(clientGrantTypes), { minItems: 1, uniqueItems: true }),
-  access_token_duration: Type.Integer({ minimum: 60, maximum: 86_400, description: "Seconds; capped by the organisation's token_lifetime_ceiling" }),
-  access_token_format: Type.Enum(accessTokenFormats, { description: 'Format of client_credentials tokens' }),
-};
-/** POST /oauth2/clients's body; the console's form is checked against it too. */
-export const NewClient = Type.Object(
-  {
-    client_name: ClientFields.client_name,
-    grant_types: ClientFields.grant_types,
-    scopes: Type.Optional(ClientFields.scopes),
-    access_token_duration: Type.Optional(ClientFields.access_token_duration),
-    access_token_format: Type.Optional(ClientFields.access_token_format),
-  },
-  { additionalProperties: false },
-);
-export type NewClient = Static<typeof NewClient>;
+/** A client as the API shows it (never its secret's hash). */
+export function presentClient(client: OAuthClient) {
+  return {
+    client_id: client.id,
+    client_name: client.name,
+    scopes: client.scopes,
+    grant_types: client.grantTypes,
+    access_token_duration: client.accessTokenDuration,
+    access_token_format: client.accessTokenFormat,
+    created_at: new Date(client.createdAt).toISOString(),
+  };
+}
 
 /**
  * Registers a client NewClient admitted; the secret in clear is returned once, only its hash is

@@ -8,27 +8,17 @@ import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
-import type { OAuthClient } from '../store/types.ts';
-import { ClientFields, createOAuthClient, deleteOAuthClient, NewClient, rotateOAuthClientSecret } from './operations.ts';
+import { createOAuthClient, deleteOAuthClient, presentClient, rotateOAuthClientSecret } from './operations.ts';
+import { ClientParams, ClientSecret, ClientView, NewClient } from './schemas.ts';
 
-const ClientView = Type.Object({ client_id: Type.String(), ...ClientFields, created_at: Type.String({ format: 'date-time' }) });
-const Secret = Type.Object({ client_secret: Type.String({ description: 'Shown once; only its hash is stored' }) });
-const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 64 }) });
-
-function presentClient(client: OAuthClient) {
-  return {
-    client_id: client.id,
-    client_name: client.name,
-    scopes: client.scopes,
-    grant_types: client.grantTypes,
-    access_token_duration: client.accessTokenDuration,
-    access_token_format: client.accessTokenFormat,
-    created_at: new Date(client.createdAt).toISOString(),
-  };
+export interface ClientRouteOptions {
+  store: ClientStore & OrganizationStore & TransactionalStore;
+  /** The app's clock, which stamps what is created and the audit events. */
+  now: () => number;
 }
 
-/** `now`: the app's clock, which stamps what is created and the audit events. */
-export function oauthClientRoutes(store: ClientStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
+/** /oauth2/clients: the organisation's OAuth2 clients; admin key only. */
+export function oauthClientRoutes({ store, now }: ClientRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['oauth2 clients'];
@@ -43,7 +33,7 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore & Trans
           security,
           summary: 'Register an OAuth2 client (secret shown once)',
           body: NewClient,
-          response: { 201: Envelope(Type.Intersect([ClientView, Secret])), ...commonErrors },
+          response: { 201: Envelope(Type.Intersect([ClientView, ClientSecret])), ...commonErrors },
         },
       },
       async (request, reply) => {
@@ -97,7 +87,7 @@ export function oauthClientRoutes(store: ClientStore & OrganizationStore & Trans
           security,
           summary: 'Rotate the client secret (the old one stops working at once)',
           params: ClientParams,
-          response: { 200: Envelope(Type.Intersect([Type.Object({ client_id: Type.String() }), Secret])), ...commonErrors },
+          response: { 200: Envelope(Type.Intersect([Type.Object({ client_id: Type.String() }), ClientSecret])), ...commonErrors },
         },
       },
       async (request) => {

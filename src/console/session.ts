@@ -1,7 +1,8 @@
-import { createHmac, createSecretKey, hkdfSync, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHmac, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SWEEP_LIMIT } from '../concurrency/in-batches.ts';
 import { consoleSessionDefaults } from '../config/defaults.ts';
+import { derivedKey } from '../crypto/derived-key.ts';
 import { hashSecret, randomSecret } from '../crypto/ids.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { ConsoleSession, ConsoleSessionStore } from '../store/console-sessions/store.ts';
@@ -46,7 +47,7 @@ export class ConsoleSessions {
     this.#store = store;
     this.#policy = { ...consoleSessionDefaults, ...policy };
     this.names = cookieNames(this.#policy.secure);
-    this.#csrfKey = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'tessera', CSRF_PURPOSE, 32)));
+    this.#csrfKey = derivedKey(secret, CSRF_PURPOSE);
     this.#now = now;
   }
 

@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, hkdfSync } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { derivedKey } from '../crypto/derived-key.ts';
 import { SecretBox } from '../crypto/secret-box.ts';
 import type { CredentialTypeContext } from './credential-type.ts';
 
@@ -13,8 +14,7 @@ const CODE_HASH_PURPOSE = 'credential-code-hash';
  */
 export function credentialTypeContext(secret: string): CredentialTypeContext {
   const box = new SecretBox(secret, SEAL_PURPOSE);
-  // A KeyObject, made once: createHmac given raw bytes prepares a new key on every call.
-  const hashKey = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'tessera', CODE_HASH_PURPOSE, 32)));
+  const hashKey = derivedKey(secret, CODE_HASH_PURPOSE);
   return {
     seal: (plaintext) => box.seal(plaintext),
     open: (sealed) => box.open(sealed),

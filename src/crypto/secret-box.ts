@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, type KeyObject, randomBytes } from 'node:crypto';
+import { derivedKey } from './derived-key.ts';
 
 const VERSION = 'v1';
 
@@ -8,11 +9,11 @@ const VERSION = 'v1';
  * string separates keys derived for different uses from the same secret.
  */
 export class SecretBox {
-  readonly #key: Buffer;
+  readonly #key: KeyObject;
 
   constructor(secret: string, purpose: string) {
     if (secret.length < 32) throw new TypeError('SecretBox needs a secret of at least 32 characters');
-    this.#key = Buffer.from(hkdfSync('sha256', secret, 'tessera', purpose, 32));
+    this.#key = derivedKey(secret, purpose);
   }
 
   seal(plaintext: string): string {

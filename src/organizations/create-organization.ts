@@ -3,7 +3,7 @@ import { organizationConfigDefaults } from '../config/defaults.ts';
 import { newId } from '../crypto/ids.ts';
 import type { ApiKeyKind, Organization, OrganizationStore } from '../store/organizations/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
-import { newApiKey } from './api-keys.ts';
+import { newApiKey } from './operations.ts';
 
 export interface CreatedOrganization {
   org: Organization;

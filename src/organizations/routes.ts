@@ -7,32 +7,19 @@ import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
-import { type ApiKey, apiKeyKinds } from '../store/types.ts';
-import { createApiKey, revokeApiKey } from './api-keys.ts';
-import { ConfigPatch, ConfigView, changeOrganizationConfig } from './config.ts';
+import { changeOrganizationConfig, createApiKey, presentKey, revokeApiKey } from './operations.ts';
+import { ApiKeyView, ConfigPatch, ConfigView, CreatedApiKey, NewApiKey } from './schemas.ts';
 
-const ApiKeyView = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  kind: Type.Enum(apiKeyKinds),
-  created_at: Type.String({ format: 'date-time' }),
-});
-/** The console's key form is checked against it too. */
-export const NewApiKey = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$', description: 'Unique within the organisation' }),
-    kind: Type.Enum(apiKeyKinds, { description: 'admin manages the organisation; integration may only call /integrations/*' }),
-  },
-  { additionalProperties: false },
-);
-const CreatedApiKey = Type.Intersect([ApiKeyView, Type.Object({ api_key: Type.String({ description: 'Shown once; only its hash is stored' }) })]);
-
-function presentKey(key: ApiKey) {
-  return { id: key.id, name: key.name, kind: key.kind, created_at: new Date(key.createdAt).toISOString() };
+export interface OrganizationRouteOptions {
+  store: OrganizationStore & TransactionalStore;
+  /** TESSERA_DEV: loopback http is then allowed for svid_jwks_urls. */
+  dev: boolean;
+  /** The app's clock, which stamps what is created and the audit events. */
+  now: () => number;
 }
 
 /** Organisation-level operations; all need an admin key of the organisation. */
-export function organizationRoutes(store: OrganizationStore & TransactionalStore, options: { dev: boolean; now: () => number }): FastifyPluginAsyncTypebox {
+export function organizationRoutes({ store, dev, now }: OrganizationRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['organizations'];
@@ -45,7 +32,7 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
       },
       async (request, reply) => {
         const { org } = tenantOf(request);
-        const { key, secret } = await createApiKey(store, org.id, request.body, apiKeyOperator(request), options.now());
+        const { key, secret } = await createApiKey(store, org.id, request.body, apiKeyOperator(request), now());
         return reply.code(201).send({ result: { ...presentKey(key), api_key: secret } });
       },
     );
@@ -83,7 +70,7 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
         // The caller keeps its own key; revokeApiKey also refuses the last admin key, which
         // matters when the console revokes one at the same time.
         if (request.params.key_id === key.id) throw new ApiError('CONFLICT', 'path.key_id: is the key making this request; revoke it with another admin key');
-        await revokeApiKey(store, org.id, request.params.key_id, 'path.key_id', apiKeyOperator(request), options.now());
+        await revokeApiKey(store, { orgId: org.id, keyId: request.params.key_id, field: 'path.key_id' }, apiKeyOperator(request), now());
         return reply.code(204).send(null);
       },
     );
@@ -109,7 +96,7 @@ export function organizationRoutes(store: OrganizationStore & TransactionalStore
       },
       async (request) => {
         const { org } = tenantOf(request);
-        const updated = await changeOrganizationConfig(store, org.id, request.body, options, apiKeyOperator(request), options.now());
+        const updated = await changeOrganizationConfig(store, org.id, request.body, { dev }, apiKeyOperator(request), now());
         if (!updated) throw new ApiError('ORGANIZATION_NOT_FOUND', 'header Service-OrgID: the organisation was deleted');
         return { result: updated.config };
       },

@@ -1,12 +1,57 @@
 import { type Operator, recordAdminEvent } from '../audit/admin-events.ts';
-import { ApiError, personNotFound } from '../errors/api-error.ts';
+import { newId } from '../crypto/ids.ts';
+import { ApiError, invalidField, personNotFound } from '../errors/api-error.ts';
 import type { AccessActor, AccessOutcome, NewPersonRecord, PersonAccess } from '../store/persons/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
+import type { Handle, Person, PersonRole } from '../store/types.ts';
+import { canonicalHandle, handleProblem } from '../validation/handle.ts';
 
 /**
  * The changes an administrator makes to persons, whichever door they come through (API key,
  * console, CLI): each change and its audit event naming the operator commit in one transaction.
  */
+
+/** A person as the API shows them. */
+export function presentPerson(person: Person) {
+  return { id: person.id, handles: person.handles, roles: person.roles, console: person.console, created_at: new Date(person.createdAt).toISOString() };
+}
+
+/** A new person of `orgId` from what a caller gave, its handles in canonical form (400 naming `field` otherwise). */
+export function newPerson(
+  orgId: string,
+  given: { handles: readonly Handle[]; roles?: PersonRole[]; console?: boolean },
+  field?: string,
+  at = Date.now(),
+): Person {
+  return {
+    id: newId('per', at),
+    orgId,
+    handles: normaliseHandles(given.handles, field),
+    roles: given.roles ?? [],
+    console: given.console ?? false,
+    createdAt: at,
+    generation: 0,
+  };
+}
+
+/**
+ * Puts each handle in its canonical form (see canonicalHandle), then checks it there, so the
+ * value that is validated is the one that is compared and stored. A handle repeated within
+ * the request, in any spelling, names the first occurrence.
+ */
+function normaliseHandles(handles: readonly Handle[], field = 'body.handles'): Handle[] {
+  const seen = new Map<string, number>();
+  return handles.map((given, index) => {
+    const handle = canonicalHandle(given);
+    const problem = handleProblem(handle);
+    if (problem) throw invalidField(`${field}[${index}].value`, problem);
+    const key = `${handle.type}:${handle.value}`;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) throw invalidField(`${field}[${index}]`, `repeats ${field}[${earlier}]`);
+    seen.set(key, index);
+    return handle;
+  });
+}
 
 const lastConsoleAdmin = () =>
   new ApiError('CONFLICT', "person: is the organisation's last console administrator; make another person a console administrator first");

@@ -1,24 +1,7 @@
-import { Type } from 'typebox';
-import { PageQuery } from '../http/pagination.ts';
 import { isOverBudget, storedPasswordHash } from '../methods/password/index.ts';
 import type { CredentialStore } from '../store/credentials/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { Page, PageRequest, Person } from '../store/types.ts';
-
-/** GET /persons's query: the page, and optionally which persons (only those whose password must be reset). */
-export const PersonListQuery = Type.Object(
-  {
-    limit: PageQuery.properties.limit,
-    cursor: PageQuery.properties.cursor,
-    credential: Type.Optional(
-      Type.Literal('over_budget', {
-        description:
-          "Only persons holding a password hash over today's cost ceilings (imported under an earlier release's): such a hash is never verified, so they cannot log in with that password until it is replaced (docs/credentials.md, Failure time)",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
 
 /** The cursors of the filtered list are its own: one of the whole list is refused by it, and the other way round. */
 export const OVER_BUDGET_LIST = 'persons_over_budget';

@@ -1,74 +1,40 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { apiKeyOperator } from '../audit/admin-events.ts';
-import { newId } from '../crypto/ids.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ListEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import { listResponse, pageRequest } from '../http/pagination.ts';
+import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
+import type { AuditStore } from '../store/audit/store.ts';
 import type { CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
-import { type Handle, handleTypes, type Person, type PersonRole, personRoles } from '../store/types.ts';
-import { normaliseHandles } from './handles.ts';
-import { changePersonAccess, createPerson, deletePerson } from './operations.ts';
-import { OVER_BUDGET_LIST, overBudgetPersons, PersonListQuery } from './over-budget.ts';
+import { changePersonAccess, createPerson, deletePerson, newPerson, presentPerson } from './operations.ts';
+import { OVER_BUDGET_LIST, overBudgetPersons } from './over-budget.ts';
+import { AccessChange, NewPerson, PersonListQuery, PersonParams, PersonView } from './schemas.ts';
+import { personTokenRoutes } from './token-routes.ts';
 
-const HandleSchema = Type.Object(
-  {
-    type: Type.Enum(handleTypes),
-    value: Type.String({ minLength: 1, maxLength: 254, description: 'Email address, or E.164 phone number' }),
-  },
-  { additionalProperties: false },
-);
-const Roles = Type.Array(Type.Enum(personRoles), { uniqueItems: true, maxItems: personRoles.length });
+type PersonRouteStore = PersonStore & CredentialStore & OrganizationStore & AuditStore & TransactionalStore;
 
-export const PersonView = Type.Object({
-  id: Type.String(),
-  handles: Type.Array(HandleSchema),
-  roles: Roles,
-  console: Type.Boolean({ description: "Member of the organisation's console" }),
-  created_at: Type.String({ format: 'date-time' }),
-});
-export const NewPerson = Type.Object(
-  {
-    handles: Type.Array(HandleSchema, { maxItems: 10, default: [], description: 'Unique per organisation' }),
-    roles: Type.Optional(Roles),
-    console: Type.Optional(Type.Boolean({ default: false })),
-  },
-  { additionalProperties: false },
-);
-const PersonParams = Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) });
-export const AccessChange = Type.Object(
-  { roles: Type.Optional(Roles), console: Type.Optional(Type.Boolean({ description: "Member of the organisation's console" })) },
-  { additionalProperties: false, minProperties: 1 },
-);
-
-export function presentPerson(person: Person) {
-  return { id: person.id, handles: person.handles, roles: person.roles, console: person.console, created_at: new Date(person.createdAt).toISOString() };
+export interface PersonRouteOptions {
+  store: PersonRouteStore;
+  /** Mints person JWTs (POST /persons/{person_id}/mint-token). */
+  issuer: TokenIssuer;
+  /** The app's clock, which stamps what is created, generation raises, minted tokens and the audit events. */
+  now: () => number;
 }
 
-/** A new person of `orgId` from what a caller gave, its handles in canonical form (400 naming `field` otherwise). */
-export function newPerson(
-  orgId: string,
-  given: { handles: readonly Handle[]; roles?: PersonRole[]; console?: boolean },
-  field?: string,
-  at = Date.now(),
-): Person {
-  return {
-    id: newId('per', at),
-    orgId,
-    handles: normaliseHandles(given.handles, field),
-    roles: given.roles ?? [],
-    console: given.console ?? false,
-    createdAt: at,
-    generation: 0,
+/** /persons and what an admin key does to a person's standing and tokens. */
+export function personRoutes({ store, issuer, now }: PersonRouteOptions): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    await app.register(personAdminRoutes(store, now));
+    await app.register(personTokenRoutes(store, issuer, now));
   };
 }
 
-/** `now`: the app's clock, which stamps what is created, generation raises and the audit events. */
-export function personRoutes(store: PersonStore & CredentialStore & OrganizationStore & TransactionalStore, now: () => number): FastifyPluginAsyncTypebox {
+function personAdminRoutes(store: PersonRouteStore, now: () => number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['persons'];

@@ -1,33 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { apiKeyOperator, operatorFields } from '../audit/admin-events.ts';
-import { MAX_TOKEN_LIFETIME_SECONDS } from '../config/defaults.ts';
 import { invalidField, personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import { SCOPE_LIST_PATTERN, scopeSet } from '../oauth/scope.ts';
+import { scopeSet } from '../oauth/scope.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
-
-const MintRequest = Type.Object(
-  {
-    expires_in: Type.Optional(
-      Type.Integer({ minimum: 60, maximum: MAX_TOKEN_LIFETIME_SECONDS, description: "Seconds; capped by the organisation's token_lifetime_ceiling" }),
-    ),
-    scope: Type.Optional(Type.String({ maxLength: 2048, pattern: SCOPE_LIST_PATTERN, description: 'Space-delimited scopes carried by the token' })),
-    may_act: Type.Optional(
-      Type.Object(
-        { sub: Type.String({ minLength: 1, maxLength: 2048 }) },
-        { additionalProperties: false, description: 'RFC 8693 §4.4: the only actor allowed to act for this person' },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-const Minted = Type.Object({ token: Type.String(), person_id: Type.String(), expires_in: Type.Integer() });
+import { Minted, MintRequest, PersonParams } from './schemas.ts';
 
 /**
  * POST /persons/{person_id}/mint-token: a person JWT (RFC 9068 access token), for a subject of token exchange.
@@ -47,7 +30,7 @@ export function personTokenRoutes(store: PersonStore & AuditStore & Organization
           tags: ['persons'],
           security: [{ orgId: [], apiKey: [] }],
           summary: 'Mint a person JWT',
-          params: Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+          params: PersonParams,
           body: Type.Optional(MintRequest),
           response: { 200: Envelope(Minted), ...commonErrors },
         },

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { BlockList, isIP, type Socket } from 'node:net';
-import { sourceOf } from '../http/client-source.ts';
+import { sourceOf } from './client-source.ts';
 
 /**
  * What every port the product opens holds a client to (design §5, "Listeners"): the service,

@@ -13,8 +13,14 @@ const Ready = Type.Object({
   signing_key: Type.String(),
 });
 
+export interface OpsRouteOptions {
+  readiness: () => Promise<Readiness>;
+  registry: Registry;
+  openapi: () => Promise<unknown>;
+}
+
 /** Liveness, readiness, Prometheus metrics, and the OpenAPI document. */
-export function opsRoutes(readiness: () => Promise<Readiness>, registry: Registry, openapi: () => Promise<unknown>): FastifyPluginAsyncTypebox {
+export function opsRoutes({ readiness, registry, openapi }: OpsRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Alive means the event loop answers: no database work, so a database outage does not
     // make an orchestrator restart every replica at once.

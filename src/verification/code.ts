@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, hkdfSync, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { derivedKey } from '../crypto/derived-key.ts';
 
 /** Spec §8: a code is exactly 6 digits. */
 export const CODE_PATTERN = /^\d{6}$/;
@@ -26,8 +27,7 @@ export interface VerificationHasher {
  * show as equal hashes, and a hash copied onto another row does not match there.
  */
 export function verificationHasher(secret: string): VerificationHasher {
-  // A KeyObject, made once: createHmac given raw bytes prepares a new key on every call.
-  const codeKey = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'tessera', CODE_HASH_PURPOSE, 32)));
+  const codeKey = derivedKey(secret, CODE_HASH_PURPOSE);
   // The id's length goes first, so no (id, code) pair can be spelt as another. (A string is hashed as UTF-8.)
   const digest = (verificationId: string, code: string) => createHmac('sha256', codeKey).update(`${verificationId.length}:${verificationId}:${code}`).digest();
   return {

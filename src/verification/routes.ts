@@ -128,3 +128,11 @@ export function helpdeskVerificationRoutes(deps: VerificationDeps, reader: Token
     );
   };
 }
+
+/** Both doors of email verification, as the service registers them. */
+export function verificationRoutes(deps: VerificationDeps, reader: TokenReader): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    await app.register(integrationVerificationRoutes(deps));
+    await app.register(helpdeskVerificationRoutes(deps, reader));
+  };
+}

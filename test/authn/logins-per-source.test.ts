@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LoginsPerSource } from '../../src/authn/logins-per-source.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
-import { sourceOf } from '../../src/http/client-source.ts';
+import { sourceOf } from '../../src/runtime/client-source.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 

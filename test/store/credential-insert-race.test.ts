@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createPersonCredential } from '../../src/credentials/create-credential.ts';
 import { newId } from '../../src/crypto/ids.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { newPerson } from '../../src/persons/routes.ts';
+import { newPerson } from '../../src/persons/operations.ts';
 import { ConflictError } from '../../src/store/errors.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { UniqueViolation } from '../../src/store/sql-driver.ts';

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { changePersonAccess, signOutEverywhere } from '../../src/persons/operations.ts';
-import { newPerson } from '../../src/persons/routes.ts';
+import { changePersonAccess, newPerson, signOutEverywhere } from '../../src/persons/operations.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { backends } from '../helpers/backends.ts';
 

@@ -7,7 +7,7 @@ import { newId } from '../../src/crypto/ids.ts';
 import { SoftwareAuthenticator } from '../../src/dev/software-authenticator.ts';
 import { publicKeyCredentialType } from '../../src/methods/passkey/type.ts';
 import { createOrganization } from '../../src/organizations/create-organization.ts';
-import { newPerson } from '../../src/persons/routes.ts';
+import { newPerson } from '../../src/persons/operations.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { LATEST_SCHEMA_VERSION, migrationsFor } from '../../src/store/migrations/index.ts';
 import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
-import { createApiKey, revokeApiKey, rotateApiKey } from '../../organizations/api-keys.ts';
-import { NewApiKey } from '../../organizations/routes.ts';
+import { createApiKey, revokeApiKey, rotateApiKey } from '../../organizations/operations.ts';
+import { NewApiKey } from '../../organizations/schemas.ts';
 import type { ApiKeyKind } from '../../store/types.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
@@ -57,7 +57,7 @@ export function apiKeyRoutes(deps: ConsoleDeps) {
       const who = signedIn(request, 'admin');
       const { org } = who;
       requireRecentSignIn(deps.now, who, PAGE);
-      const { key, secret } = await rotateApiKey(store, org.id, keyIdOf(request), 'key', consoleOperator(who), deps.now());
+      const { key, secret } = await rotateApiKey(store, { orgId: org.id, keyId: keyIdOf(request), field: 'key' }, consoleOperator(who), deps.now());
       return apiKeySecretPage(reply, consoleRequest(request), org, key, secret, true);
     });
 
@@ -66,7 +66,7 @@ export function apiKeyRoutes(deps: ConsoleDeps) {
       const { org } = who;
       requireRecentSignIn(deps.now, who, PAGE);
       try {
-        await revokeApiKey(store, org.id, keyIdOf(request), 'key', consoleOperator(who), deps.now());
+        await revokeApiKey(store, { orgId: org.id, keyId: keyIdOf(request), field: 'key' }, consoleOperator(who), deps.now());
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'CONFLICT') throw error;
         return apiKeysPage(reply, consoleRequest(request), await listOf(org.id, {}), emptyApiKeyForm, { keyErrors: [error.message], status: error.status });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createOAuthClient, deleteOAuthClient, NewClient, rotateOAuthClientSecret } from '../../clients/operations.ts';
+import { createOAuthClient, deleteOAuthClient, rotateOAuthClientSecret } from '../../clients/operations.ts';
+import { NewClient } from '../../clients/schemas.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
@@ -57,7 +58,7 @@ export function clientRoutes(deps: ConsoleDeps) {
         const body = requestOf(form);
         checkBody(NewClient, body);
         const { client, secret } = await createOAuthClient(store, org.id, body as NewClient, consoleOperator(who), deps.now());
-        return clientSecretPage(reply, consoleRequest(request), client, secret, deps.connections.issuer(), false);
+        return clientSecretPage(reply, consoleRequest(request), client, secret, deps.issuer(), false);
       } catch (error) {
         const refusal = formRefusalOf(error);
         if (!refusal) throw error;
@@ -72,7 +73,7 @@ export function clientRoutes(deps: ConsoleDeps) {
       const client = await store.getClient(org.id, clientIdOf(request));
       const secret = client && (await rotateOAuthClientSecret(store, org.id, client.id, consoleOperator(who), deps.now()));
       if (!client || secret === undefined) throw notFound();
-      return clientSecretPage(reply, consoleRequest(request), client, secret, deps.connections.issuer(), true);
+      return clientSecretPage(reply, consoleRequest(request), client, secret, deps.issuer(), true);
     });
 
     app.post('/console/admin/clients/:client_id/delete', async (request, reply) => {

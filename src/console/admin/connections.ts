@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import { connectionNotFound, createConnection, removeConnection, rotateScimToken } from '../../connections/routes.ts';
+import { connectionNotFound, createConnection, removeConnection, rotateScimToken } from '../../connections/operations.ts';
 import { NewConnection } from '../../connections/schemas.ts';
 import { invalidField } from '../../errors/api-error.ts';
 import { SCIM_PREFIX } from '../../scim/plugin.ts';
@@ -31,7 +31,7 @@ function identityPageOf(request: FastifyRequest): number {
 /** Administration of identity connections: the API's /organizations/connections (the same functions), as pages. */
 export function connectionRoutes(deps: ConsoleDeps) {
   const { store } = deps;
-  const scimUrl = () => `${deps.connections.issuer()}${SCIM_PREFIX}`;
+  const scimUrl = () => `${deps.issuer()}${SCIM_PREFIX}`;
   const listOf = async (orgId: string, query: unknown) => {
     const page = await store.listConnections(orgId, consolePageRequest('connections', query));
     return { connections: page.items, cursors: cursorsOf('connections', page) };

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
-import { ConfigPatch, changeOrganizationConfig } from '../../organizations/config.ts';
+import { changeOrganizationConfig } from '../../organizations/operations.ts';
+import { ConfigPatch } from '../../organizations/schemas.ts';
 import type { OrganizationConfig } from '../../store/types.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';

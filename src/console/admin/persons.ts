@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Operator } from '../../audit/admin-events.ts';
 import { ApiError, personNotFound } from '../../errors/api-error.ts';
-import { changePersonAccess, createPerson, deletePerson } from '../../persons/operations.ts';
-import { AccessChange, NewPerson, newPerson } from '../../persons/routes.ts';
+import { changePersonAccess, createPerson, deletePerson, newPerson } from '../../persons/operations.ts';
+import { AccessChange, NewPerson } from '../../persons/schemas.ts';
 import type { Handle, Person, PersonRole } from '../../store/types.ts';
 import { CONFIRMED, CONFIRMED_NOTICE, requireRecentSignIn } from '../confirm/recent.ts';
 import { consoleRequest, type SignedIn, SignInRequired, seeOther, signedIn } from '../context.ts';
@@ -79,6 +79,14 @@ export function personRoutes(deps: ConsoleDeps) {
     if (!person) throw personNotFound();
     return person;
   };
+  const showPerson = async (request: FastifyRequest, reply: FastifyReply, who: SignedIn, person: Person, options: Parameters<typeof personPage>[5]) =>
+    personPage(reply, consoleRequest(request), person, person.id === who.person.id, await attemptCountersOf(deps, person), options);
+  /** The person's page again, saying why the form was refused; any other error goes on up. */
+  const refusedOnPersonPage = (request: FastifyRequest, reply: FastifyReply, who: SignedIn, person: Person, error: unknown) => {
+    const refusal = formRefusalOf(error);
+    if (!refusal) throw error;
+    return showPerson(request, reply, who, person, { errors: refusal.messages, status: refusal.status });
+  };
 
   return async (app: FastifyInstance) => {
     app.get('/console/admin/persons', async (request, reply) => {
@@ -110,10 +118,7 @@ export function personRoutes(deps: ConsoleDeps) {
 
     app.get('/console/admin/persons/:person_id', async (request, reply) => {
       const who = signedIn(request, 'admin');
-      const person = await personOf(who.org.id, personIdOf(request));
-      return personPage(reply, consoleRequest(request), person, person.id === who.person.id, await attemptCountersOf(deps, person), {
-        notice: noticeOf(request),
-      });
+      return showPerson(request, reply, who, await personOf(who.org.id, personIdOf(request)), { notice: noticeOf(request) });
     });
 
     app.post('/console/admin/persons/:person_id/access', async (request, reply) => {
@@ -136,12 +141,7 @@ export function personRoutes(deps: ConsoleDeps) {
         }
         return seeOther(reply, `/console/admin/persons/${person.id}?notice=saved`);
       } catch (error) {
-        const refusal = formRefusalOf(error);
-        if (!refusal) throw error;
-        return personPage(reply, consoleRequest(request), person, person.id === who.person.id, await attemptCountersOf(deps, person), {
-          errors: refusal.messages,
-          status: refusal.status,
-        });
+        return refusedOnPersonPage(request, reply, who, person, error);
       }
     });
 
@@ -153,12 +153,7 @@ export function personRoutes(deps: ConsoleDeps) {
         // Their console sessions go with them (foreign key), as do their handles, credentials and tokens.
         await deletePerson(store, who.org.id, person.id, deps.now(), consoleOperator(who), { keepingAConsoleAdmin: true });
       } catch (error) {
-        const refusal = formRefusalOf(error);
-        if (!refusal) throw error;
-        return personPage(reply, consoleRequest(request), person, person.id === who.person.id, await attemptCountersOf(deps, person), {
-          errors: refusal.messages,
-          status: refusal.status,
-        });
+        return refusedOnPersonPage(request, reply, who, person, error);
       }
       return seeOther(reply, '/console/admin/persons?notice=deleted');
     });

@@ -73,7 +73,7 @@ export function confirmRoutes(deps: ConsoleDeps) {
       try {
         if (!handle || password === '') throw new ApiError('UNAUTHENTICATED', 'password: is required');
         checkSecret('password', password);
-        const method = passwordMethod(password, { store, pool: logins.pool, now: logins.now, ...(logins.policy ? { policy: logins.policy } : {}) });
+        const method = passwordMethod(password, { store, pool: logins.pool, now: deps.now, ...(logins.policy ? { policy: logins.policy } : {}) });
         const leave = logins.perSource.enter(request.ip);
         try {
           requireSamePerson(who, (await logins.flow.authenticate(who.org, handle, method)).person.id);

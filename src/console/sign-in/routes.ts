@@ -66,7 +66,7 @@ export function signInRoutes(deps: ConsoleDeps) {
         const password = field(request.body, 'password');
         if (password === '') throw new ApiError('INVALID_FIELD', 'password: is required to sign in with a password (or use a passkey)');
         checkSecret('password', password);
-        const method = passwordMethod(password, { store, pool: logins.pool, now: logins.now, ...(logins.policy ? { policy: logins.policy } : {}) });
+        const method = passwordMethod(password, { store, pool: logins.pool, now: deps.now, ...(logins.policy ? { policy: logins.policy } : {}) });
         const leave = logins.perSource.enter(request.ip);
         let person: Awaited<ReturnType<typeof consolePersonOf>>;
         try {
@@ -110,7 +110,7 @@ export function signInRoutes(deps: ConsoleDeps) {
         const code = field(request.body, 'code').trim();
         if (code === '') throw new ApiError('INVALID_FIELD', 'code: is required (six digits, or a recovery code)');
         checkSecret('code', code);
-        const method = totpMethod(code, { store, context: logins.context, now: logins.now });
+        const method = totpMethod(code, { store, context: logins.context, now: deps.now });
         const signIn = await completeSignIn(tickets, pending.org, pending.session.ticketHash, 'totp', async (ticket) => {
           const { person, amr } = await logins.flow.authenticate(pending.org, ticket.handle, method);
           return { personId: person.id, amr };

@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors/api-error.ts';
-import { sourceOf } from '../../http/client-source.ts';
+import { sourceOf } from '../../runtime/client-source.ts';
 import type { RateLimitStore } from '../../store/rate-limits/store.ts';
 
 /**

@@ -44,7 +44,8 @@ const rules = {
     },
     {
       name: 'no-folder-cycles',
-      comment: 'Two folders that import each other are one room with two doors: merge them or move the shared part down.',
+      comment:
+        'Two folders that import each other are one room with two doors: merge them or move the shared part down. A folder and its own subfolders count as one room (dependency-cruiser folds them): console/plugin.ts registers console/admin/ whose pages use console/html.ts, store/sql-store.ts composes store/<module>/ whose SQL uses store/sql-driver.ts, gateway/plugins/registry.ts lists the plugins that implement gateway/plugins/plugin.ts.',
       severity: 'error',
       scope: 'folder',
       from: { path: '^src/' },
@@ -102,6 +103,7 @@ const rules = {
     },
     {
       name: 'only-roots-import-the-gateway',
+      comment: 'The service, its features and its toolkit run without the gateway: only the commands that start it and the demo that wires both import it.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(gateway|commands|demo)/' },
       to: { path: '^src/gateway/' },

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { oauthError } from '../errors.ts';
 import type { OAuthDeps } from '../grants/grant.ts';
+import type { KeyRing } from '../keys/key-ring.ts';
 import { registerIntrospectionAndRevocation } from './introspection.ts';
+import { registerMetadata } from './metadata.ts';
 import { registerTokenEndpoint, sendOAuthError } from './token-endpoint.ts';
 
 const FORM_LIMIT = 32 * 1024;
@@ -28,5 +30,16 @@ export function oauthEndpoints(deps: OAuthDeps): FastifyPluginAsync {
     });
     registerTokenEndpoint(app, deps);
     registerIntrospectionAndRevocation(app, deps);
+  };
+}
+
+/**
+ * The token service as the app registers it: the RFC 6749 scope above, and beside it, in the
+ * service's own scope (GET only, answered in JSON), the RFC 8414 metadata and the JWKS.
+ */
+export function oauthService(deps: OAuthDeps, published: { keys: KeyRing; issuer: () => string }): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(oauthEndpoints(deps));
+    registerMetadata(app, published.keys, published.issuer);
   };
 }

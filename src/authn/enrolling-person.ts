@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidField, personNotFound } from '../errors/api-error.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { organizationOf } from '../http/organization-header.ts';
 import type { TokenReader } from '../oauth/tokens/reader.ts';
 import type { CredentialStore } from '../store/credentials/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { Organization, Person } from '../store/types.ts';
 import { hasSecondFactor, type Proof, provedTwoFactors, requireAssurance, SECOND_FACTOR_TYPES, twoFactorsNeeded } from './assurance.ts';
-import { organizationOf } from './organization-header.ts';
 import { personOfBearer } from './person-bearer.ts';
 
 /** Who enrols: the organisation and the person, and either the admin key used or what the person proved. */

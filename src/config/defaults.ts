@@ -1,7 +1,5 @@
-/**
- * Defaults that are not environment variables (those live in service-config.ts, each beside
- * its rule). Every default the API applies comes from here.
- */
+// Defaults that are not environment variables (those live in service-config.ts, each beside
+// its rule). Every default the API applies comes from here.
 
 /**
  * An organisation's settings (/organizations/config), declared here beside their defaults so that

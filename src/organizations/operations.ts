@@ -6,10 +6,8 @@ import type { TransactionalStore } from '../store/store.ts';
 import { checkOrganizationConfig } from './config-rules.ts';
 import type { ConfigPatch } from './schemas.ts';
 
-/**
- * What an administrator changes in an organisation, whichever door they come through (API key,
- * console): each change commits with its audit event naming the operator (never a secret).
- */
+// What an administrator changes in an organisation, whichever door they come through (API key,
+// console): each change commits with its audit event naming the operator (never a secret).
 
 /**
  * Applies a patch that ConfigPatch admitted, atomically, if the resulting configuration keeps

@@ -6,10 +6,8 @@ import type { TransactionalStore } from '../store/store.ts';
 import type { Handle, Person, PersonRole } from '../store/types.ts';
 import { canonicalHandle, handleProblem } from '../validation/handle.ts';
 
-/**
- * The changes an administrator makes to persons, whichever door they come through (API key,
- * console, CLI): each change and its audit event naming the operator commit in one transaction.
- */
+// The changes an administrator makes to persons, whichever door they come through (API key,
+// console, CLI): each change and its audit event naming the operator commit in one transaction.
 
 /** A person as the API shows them. */
 export function presentPerson(person: Person) {

@@ -185,11 +185,13 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The columns of a stored identity (store/identities) that its attributes decide. */
+/** The columns of a stored identity (store/identities/store.ts's Identity) that its attributes decide. */
 export interface IdentityFields {
   userName: string;
   externalId: string | null;
+  /** The work email, else the primary one, else the first; as sent (case kept). */
   email: string | null;
+  /** As verification reads it: the `active` sent, or what its absence means (see Identity.deactivatedAt). */
   active: boolean;
   displayName: string | null;
 }

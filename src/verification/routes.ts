@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { organizationOf } from '../authn/organization-header.ts';
 import { personOfBearer } from '../authn/person-bearer.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import { commonErrors, Envelope, ErrorEnvelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
+import { organizationOf } from '../http/organization-header.ts';
 import type { TokenReader } from '../oauth/tokens/reader.ts';
 import type { Organization } from '../store/types.ts';
 import type { Operator, VerificationCaller, VerificationDeps } from './deps.ts';
@@ -35,7 +35,7 @@ function identityNamedOnce(body: InitiateRequest): InitiateRequest {
  * §4.3), with an integration key. The integration vouches for its operator, who must be a
  * verifier of the organisation; `idp_verified` is refused until it means something.
  */
-export function integrationVerificationRoutes(deps: VerificationDeps): FastifyPluginAsyncTypebox {
+function integrationVerificationRoutes(deps: VerificationDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(deps.store, ['integration']));
     const security = [{ orgId: [], apiKey: [] }];
@@ -88,7 +88,7 @@ export function integrationVerificationRoutes(deps: VerificationDeps): FastifyPl
  * The same two under /helpdesk/email-verifications…, for a verifier in the console: the caller
  * is the operator, authenticated by their own person JWT.
  */
-export function helpdeskVerificationRoutes(deps: VerificationDeps, reader: TokenReader): FastifyPluginAsyncTypebox {
+function helpdeskVerificationRoutes(deps: VerificationDeps, reader: TokenReader): FastifyPluginAsyncTypebox {
   const verifiers = new WeakMap<FastifyRequest, Verifier>();
   const verifierOf = (request: FastifyRequest): Verifier => {
     const verifier = verifiers.get(request);

@@ -1,6 +1,6 @@
 import { envKey, fileKey, type KeyNamer } from '../settings/config-error.ts';
 
-type Tree = Record<string, unknown>;
+import type { Tree } from './values.ts';
 
 const isMap = (value: unknown): value is Tree => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -2,9 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { Proof } from '../../authn/assurance.ts';
 import { personOfBearer } from '../../authn/person-bearer.ts';
 import { ApiError, invalidField } from '../../errors/api-error.ts';
+import { addressedOrganization, keyOfKind, singleHeader } from '../../http/organization-header.ts';
 import type { Organization } from '../../store/types.ts';
 import type { WebAuthnDeps } from './deps.ts';
-import { organizationOfRequest, singleHeader } from './organization-of-request.ts';
 
 /** Who asked to register a passkey: the person themselves (with what their sign-in proved), or the organisation's administrator. */
 export type RegistrationCaller = { kind: 'person'; personId: string; proof: Proof } | { kind: 'admin_key'; keyId: string };
@@ -19,15 +19,14 @@ export type RegistrationCaller = { kind: 'person'; personId: string; proof: Proo
  *   and what the sign-in must have proven is asked by the ceremony (requireFactorManagement).
  */
 export async function registrationCaller(deps: WebAuthnDeps, request: FastifyRequest): Promise<{ org: Organization; caller: RegistrationCaller }> {
-  const { org, key, apiKeySent } = await organizationOfRequest(deps.store, request);
+  const addressed = await addressedOrganization(deps.store, request);
+  const { org, apiKeySent } = addressed;
   const authorization = singleHeader(request, 'authorization');
   if (apiKeySent && authorization) {
     throw new ApiError('INVALID_HEADER', 'header Authorization: send either Service-API-Key (an admin key) or Authorization (a person JWT), not both');
   }
   if (apiKeySent) {
-    if (!key) throw new ApiError('UNAUTHENTICATED', 'header Service-API-Key: is not a valid key of this organisation');
-    if (key.kind !== 'admin') throw new ApiError('FORBIDDEN', `header Service-API-Key: an ${key.kind} key may not use this operation (needs admin)`);
-    return { org, caller: { kind: 'admin_key', keyId: key.id } };
+    return { org, caller: { kind: 'admin_key', keyId: keyOfKind(addressed, ['admin']).id } };
   }
   if (!authorization) throw new ApiError('UNAUTHENTICATED', 'header Authorization: a person JWT (Bearer) or an admin Service-API-Key is required');
   const { person, proof } = await personOfBearer(authorization, org, deps.store, deps.reader);

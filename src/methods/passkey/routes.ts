@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { canonicalLoginHandle, PersonLoginView } from '../../authn/login-schemas.ts';
-import { organizationOf } from '../../authn/organization-header.ts';
 import { ticketHashOf } from '../../authn/second-factor.ts';
 import { presentCredential } from '../../credentials/operations.ts';
 import { credentialViewSchema } from '../../credentials/routes-schemas.ts';
 import { invalidField } from '../../errors/api-error.ts';
 import { commonErrors, Envelope } from '../../http/envelope.ts';
+import { organizationOf } from '../../http/organization-header.ts';
 import type { WebAuthnDeps } from './deps.ts';
 import type { RegistrationBody } from './registration.ts';
 import { personOfRegistration, registrationCaller } from './registration-caller.ts';

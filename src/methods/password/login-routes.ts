@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { LoginRouteDeps } from '../../authn/login-route-deps.ts';
 import { canonicalLoginHandle, loginErrors, loginRouteDocs } from '../../authn/login-schemas.ts';
-import { organizationOf } from '../../authn/organization-header.ts';
 import { issuePersonToken } from '../../authn/person-token.ts';
 import { afterPassword } from '../../authn/second-factor.ts';
 import { Envelope } from '../../http/envelope.ts';
+import { organizationOf } from '../../http/organization-header.ts';
 import type { HashWorkPool, PasswordHashPolicy } from './index.ts';
 import { passwordMethod } from './login.ts';
 import { PasswordLoginBody, PasswordLoginView } from './login-schemas.ts';

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { LoginRouteDeps } from '../../authn/login-route-deps.ts';
 import { canonicalLoginHandle, handleOrTicket, loginErrors, loginRouteDocs, PersonLoginView } from '../../authn/login-schemas.ts';
-import { organizationOf } from '../../authn/organization-header.ts';
 import { issuePersonToken } from '../../authn/person-token.ts';
 import { completeSignIn, ticketHashOf } from '../../authn/second-factor.ts';
 import type { CredentialTypeContext } from '../../credentials/credential-type.ts';
 import { Envelope } from '../../http/envelope.ts';
+import { organizationOf } from '../../http/organization-header.ts';
 import { totpMethod } from './login.ts';
 import { TotpLoginBody } from './login-schemas.ts';
 

@@ -1,24 +1,20 @@
+import type { IdentityFields } from '../../scim-user/user-resource.ts';
+
 /**
  * A SCIM User a provider pushed through a `scim` connection. userName, externalId, email,
  * active and displayName are lifted out of the resource for look-ups and for email
- * verification; attributes is the resource as sent (less password, id and meta), for GET.
+ * verification (by the SCIM model's identityFields, so the two cannot drift); attributes is
+ * the resource as sent (less password, id and meta), for GET.
  */
-export interface Identity {
+export interface Identity extends IdentityFields {
   id: string;
   orgId: string;
   connectionId: string;
-  userName: string;
-  externalId: string | null;
-  /** The work email, else the primary one, else the first; as sent (case kept). */
-  email: string | null;
-  /** As verification reads it: the `active` sent, or what its absence means (see deactivatedAt). */
-  active: boolean;
   /**
    * When the identity was first deactivated, null if it never was; never cleared. Durable so that
    * removing `active` from a deactivated user (RFC 7644 lets a provider do so) cannot reactivate it.
    */
   deactivatedAt: number | null;
-  displayName: string | null;
   attributes: Record<string, unknown>;
   createdAt: number;
   updatedAt: number;

@@ -6,6 +6,7 @@ import { runCliJson } from './lib/cli.ts';
 import { cpuPerRequest } from './lib/cpu.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
+import { scratchDirectory } from './lib/scratch.ts';
 import { startServiceProcess } from './lib/service-process.ts';
 
 /**
@@ -14,9 +15,7 @@ import { startServiceProcess } from './lib/service-process.ts';
  * Same service, embedded SQLite then PostgreSQL, one run.
  */
 export async function apiBenchmark(options: { seconds: number; postgresUrl?: string }): Promise<string> {
-  const databases: [string, Record<string, string>][] = [
-    ['sqlite', { TESSERA_DATABASE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-')), 'bench.db')}` }],
-  ];
+  const databases: [string, Record<string, string>][] = [['sqlite', { TESSERA_DATABASE: `sqlite:${join(scratchDirectory('tessera-bench-'), 'bench.db')}` }]];
   if (options.postgresUrl) databases.push(['postgres', { DATABASE_URL: await freshPostgresDatabase(options.postgresUrl) }]);
 
   const results: (LoadResult & { rssMiB: number; cpuUs: number })[] = [];

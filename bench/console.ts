@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { runCliJson } from './lib/cli.ts';
 import { boundGoal, type Goal, goalsTable } from './lib/goals.ts';
 import { load } from './lib/load.ts';
+import { scratchDirectory } from './lib/scratch.ts';
 import { startServiceProcess } from './lib/service-process.ts';
 
 /** Issue 14: 20 people signed in at once, each with a session of their own. */
@@ -59,7 +60,7 @@ async function signIn(base: string, orgId: string, email: string, password: stri
  * before the runs; each request carries one of their cookies in turn (the sign-in page's none).
  */
 export async function consoleBenchmark(options: { seconds: number }): Promise<string> {
-  const file = `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-console-')), 'bench.db')}`;
+  const file = `sqlite:${join(scratchDirectory('tessera-bench-console-'), 'bench.db')}`;
   const env = { TESSERA_DATABASE: file };
   const { org_id, api_key } = await runCliJson(['admin', 'create-org', '--name', 'bench-console', '--json'], env);
   const service = await startServiceProcess(env);

@@ -8,6 +8,7 @@ import { cpuPerRequest, measureCpu, ownCpuSeconds } from './lib/cpu.ts';
 import { boundGoal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
 import { type BenchProcess, node, portEnv, startProcess } from './lib/process.ts';
+import { scratchDirectory } from './lib/scratch.ts';
 import { startServiceProcess } from './lib/service-process.ts';
 import { loadExchanges, prepare } from './token.ts';
 
@@ -27,7 +28,7 @@ function nginxAvailable(): boolean {
 
 /** nginx with one worker (the gateway is one process too), proxy_pass with upstream keepalive. */
 function startNginx(upstream: string): Promise<BenchProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
+  const dir = scratchDirectory('bench-nginx-');
   for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
   return startProcess(
     'nginx',
@@ -99,7 +100,7 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     const plain = await startGatewayProcess(gatewayEnv({}));
     await drive('tessera gateway, no plugin', `${plain.url}/orders/1`, plain).finally(() => plain.stop());
 
-    const database = `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-gw-')), 'db.sqlite')}`;
+    const database = `sqlite:${join(scratchDirectory('bench-gw-'), 'db.sqlite')}`;
     const tokenService = await startServiceProcess({ TESSERA_DATABASE: database });
     service = tokenService;
     try {

@@ -6,6 +6,7 @@ import { cpuPerRequest, interleaved } from './lib/cpu.ts';
 import { type Goal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
+import { scratchDirectory } from './lib/scratch.ts';
 import { type ServiceProcess, startServiceProcess } from './lib/service-process.ts';
 import { basic, loadExchanges, prepare, type Setup } from './token.ts';
 
@@ -26,8 +27,7 @@ export async function scaleBenchmark(options: { seconds: number; postgresUrl?: s
   const dialects: Dialect[] = options.postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
   for (const dialect of dialects) {
     const database = async (): Promise<Database> => {
-      const url =
-        dialect === 'sqlite' ? `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-scale-')), 'bench.db')}` : await freshPostgresDatabase(options.postgresUrl!);
+      const url = dialect === 'sqlite' ? `sqlite:${join(scratchDirectory('tessera-scale-'), 'bench.db')}` : await freshPostgresDatabase(options.postgresUrl!);
       return { url, env: dialect === 'sqlite' ? { TESSERA_DATABASE: url } : { DATABASE_URL: url } };
     };
     // Two stores, each with its own service: the empty one and the big one take turns under

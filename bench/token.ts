@@ -7,6 +7,7 @@ import { boundGoal, type Goal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
 import { startOidcProviderPeer } from './lib/peer-process.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
+import { scratchDirectory } from './lib/scratch.ts';
 import { type ServiceProcess, startServiceProcess } from './lib/service-process.ts';
 import { type SignatureFloor, signatureFloor } from './lib/signature-floor.ts';
 
@@ -43,7 +44,7 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
   let floor: SignatureFloor | undefined;
   try {
     const databases: [Database, Record<string, string>][] = [
-      ['sqlite', { TESSERA_DATABASE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-')), 'bench.db')}` }],
+      ['sqlite', { TESSERA_DATABASE: `sqlite:${join(scratchDirectory('tessera-bench-'), 'bench.db')}` }],
     ];
     if (options.postgresUrl) databases.push(['postgres', { DATABASE_URL: await freshPostgresDatabase(options.postgresUrl) }]);
     for (const [name, env] of databases) {

@@ -10,6 +10,7 @@ import { runCliJson } from './lib/cli.ts';
 import { cpuPerRequest } from './lib/cpu.ts';
 import { type LoadOptions, type LoadResult, load, table } from './lib/load.ts';
 import { freshPostgresDatabase, settlePostgresDatabase } from './lib/postgres.ts';
+import { scratchDirectory } from './lib/scratch.ts';
 import { BENCH_SECRET, startServiceProcess } from './lib/service-process.ts';
 
 /** Users in the one SCIM connection: the list is filtered over all of them. */
@@ -43,7 +44,7 @@ type Row = LoadResult & { rssMiB: number; cpuUs: number; statusLine: string };
  */
 export async function verificationBenchmark(options: { seconds: number; postgresUrl?: string }): Promise<string> {
   const databases: [string, Record<string, string>, string][] = [];
-  const file = `sqlite:${join(mkdtempSync(join(tmpdir(), 'tessera-bench-verification-')), 'bench.db')}`;
+  const file = `sqlite:${join(scratchDirectory('tessera-bench-verification-'), 'bench.db')}`;
   databases.push(['sqlite', { TESSERA_DATABASE: file }, file]);
   if (options.postgresUrl) {
     const url = await freshPostgresDatabase(options.postgresUrl);

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliJson } from './lib/cli.ts';
 import { cpuPerRequest } from './lib/cpu.ts';

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliJson } from './lib/cli.ts';
 import { boundGoal, type Goal, goalsTable } from './lib/goals.ts';

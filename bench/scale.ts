@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIG_STORE, bulkLoad, type Dialect, expiredTokenCount } from './lib/bulk-store.ts';
 import { cpuPerRequest, interleaved } from './lib/cpu.ts';

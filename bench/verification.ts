@@ -1,6 +1,4 @@
 import { randomInt } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashSecret, newId, newSecret } from '../src/crypto/ids.ts';
 import { identityFields, normaliseUser } from '../src/scim-user/user-resource.ts';

@@ -1,55 +1,31 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SoftwareAuthenticator } from '../../../src/dev/software-authenticator.ts';
-import type { Store } from '../../../src/store/store.ts';
 import { attemptEvents, importCredential, loginPerson } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../../helpers/frozen-service.ts';
+import { type CredentialWrite, interferingStore } from '../../helpers/interfering-store.ts';
 import type { TestOrg, TestService } from '../../helpers/service.ts';
 import { configurePasskeys, importParams, passkeyLogin, storedAuthenticator } from './passkeys.ts';
 
 const GENERIC_401 = { errors: [{ httpcode: 401, message: 'authentication: the handle and the secret do not match', code: 'UNAUTHENTICATED' }] };
 
-/** Another request's write to the passkey before each of the next `times` compare-and-sets on it: its version moves, its counter does not. */
-interface Interference {
-  credentialId: string;
-  times: number;
-}
+/** Another request's write to the passkey: its version moves, its counter does not. */
+const versionOnly: CredentialWrite = async (store, credentialId, orgId) => {
+  const [current] = (await store.listOrganizationCredentialsOfType(orgId, 'public-key')).filter((credential) => credential.id === credentialId);
+  assert.ok(current);
+  assert.ok(await store.updateCredentialIf(orgId, credentialId, current.version, { params: current.params, secret: current.secret }));
+};
 
 for (const backend of backends()) {
   describe(`A passkey login whose credential another request writes meanwhile, on ${backend.name}`, () => {
     const clock: TestClock = { at: Date.parse('2026-03-01T12:00:00Z') };
     let t: TestService;
     let org: TestOrg;
-    let interference: Interference | undefined;
-    /** Compare-and-sets tried on the interfered-with passkey. */
-    let rounds = 0;
-
-    const wrapStore = (store: Store): Store =>
-      new Proxy(store, {
-        get(target, property) {
-          if (property === 'updateCredentialIf') {
-            const update: Store['updateCredentialIf'] = async (orgId, id, expectedVersion, next) => {
-              if (interference?.credentialId === id) {
-                rounds += 1;
-                if (interference.times > 0) {
-                  interference.times -= 1;
-                  const [current] = (await target.listOrganizationCredentialsOfType(orgId, 'public-key')).filter((credential) => credential.id === id);
-                  assert.ok(current);
-                  assert.ok(await target.updateCredentialIf(orgId, id, current.version, { params: current.params, secret: current.secret }));
-                }
-              }
-              return target.updateCredentialIf(orgId, id, expectedVersion, next);
-            };
-            return update;
-          }
-          const value = Reflect.get(target, property, target);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
+    const interfering = interferingStore();
 
     before(async () => {
-      t = await startFrozenService(backend, clock, { wrapStore });
+      t = await startFrozenService(backend, clock, { wrapStore: interfering.wrapStore });
       org = await t.org();
       await configurePasskeys(t, org);
     });
@@ -63,10 +39,7 @@ for (const backend of backends()) {
       return { person, credentialId, attempts };
     };
 
-    const interfere = (credentialId: string, times: number) => {
-      interference = { credentialId, times };
-      rounds = 0;
-    };
+    const interfere = (credentialId: string, times: number) => interfering.interfere(credentialId, times, versionOnly);
 
     it('a counter write that lost to another write is verified again and stored: four lost rounds, the fifth wins', async () => {
       const authenticator = new SoftwareAuthenticator({ signCount: 7 });
@@ -74,7 +47,7 @@ for (const backend of backends()) {
       interfere(holder.credentialId, 4);
       const answer = await passkeyLogin(t, org, holder.person.email, authenticator);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      assert.equal(rounds, 5);
+      assert.equal(interfering.rounds(), 5);
       assert.deepEqual(await storedAuthenticator(t, org, holder.person.id), {
         aaguid: importParams(authenticator).authenticator.aaguid,
         sign_count: 8,
@@ -89,7 +62,7 @@ for (const backend of backends()) {
       interfere(holder.credentialId, 5);
       const answer = await passkeyLogin(t, org, holder.person.email, authenticator);
       assert.deepEqual([answer.status, answer.body], [401, GENERIC_401]);
-      assert.equal(rounds, 5, 'no sixth round');
+      assert.equal(interfering.rounds(), 5, 'no sixth round');
       assert.equal((await storedAuthenticator(t, org, holder.person.id)).sign_count, 7);
       assert.deepEqual(await holder.attempts(), [['failure', 'counter_contended', null]]);
     });
@@ -100,7 +73,7 @@ for (const backend of backends()) {
       interfere(holder.credentialId, 5);
       const answer = await passkeyLogin(t, org, holder.person.email, authenticator);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      assert.equal(rounds, 0, 'no compare-and-set was tried');
+      assert.equal(interfering.rounds(), 0, 'no compare-and-set was tried');
       assert.deepEqual(await storedAuthenticator(t, org, holder.person.id), {
         aaguid: importParams(authenticator).authenticator.aaguid,
         sign_count: 0,

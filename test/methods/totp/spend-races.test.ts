@@ -4,54 +4,22 @@ import type { Store } from '../../../src/store/store.ts';
 import { attemptEvents, importCredential, keyUriOf, login, loginPerson, oathtoolVectors } from '../../helpers/authn.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../../helpers/frozen-service.ts';
+import { interferingStore } from '../../helpers/interfering-store.ts';
 import type { TestOrg, TestService } from '../../helpers/service.ts';
 
 const [VECTOR] = oathtoolVectors();
 const GENERIC_401 = { errors: [{ httpcode: 401, message: 'authentication: the handle and the secret do not match', code: 'UNAUTHENTICATED' }] };
 const RECOVERY_CODES = ['ABCDE-FGHJK', 'MNPQR-STVWX', 'YZ234-56789', 'BCDEF-GHJKM', 'NPQRS-TVWXY', 'Z2345-6789A'];
 
-/**
- * What another request does to the credential between this login's read and its compare-and-set,
- * before each of the next `times` compare-and-sets on it.
- */
-interface Interference {
-  credentialId: string;
-  times: number;
-  act: (store: Store, credentialId: string) => Promise<void>;
-}
-
 for (const backend of backends()) {
   describe(`A TOTP login whose credential another request changes meanwhile, on ${backend.name}`, () => {
     const clock: TestClock = { at: VECTOR!.unix_seconds * 1000 };
     let t: TestService;
     let org: TestOrg;
-    let interference: Interference | undefined;
-    /** Compare-and-sets tried on the interfered-with credential. */
-    let rounds = 0;
-
-    const wrapStore = (store: Store): Store =>
-      new Proxy(store, {
-        get(target, property) {
-          if (property === 'updateCredentialIf') {
-            const update: Store['updateCredentialIf'] = async (orgId, id, expectedVersion, next) => {
-              if (interference?.credentialId === id) {
-                rounds += 1;
-                if (interference.times > 0) {
-                  interference.times -= 1;
-                  await interference.act(target, id);
-                }
-              }
-              return target.updateCredentialIf(orgId, id, expectedVersion, next);
-            };
-            return update;
-          }
-          const value = Reflect.get(target, property, target);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
+    const interfering = interferingStore();
 
     before(async () => {
-      t = await startFrozenService(backend, clock, { wrapStore, loginFailureTimeMs: 100 });
+      t = await startFrozenService(backend, clock, { wrapStore: interfering.wrapStore, loginFailureTimeMs: 100 });
       org = await t.org();
     });
     after(() => t.close());
@@ -81,17 +49,14 @@ for (const backend of backends()) {
       return { person, credentialId, totp, current, spendsARecoveryCode, attempts };
     };
 
-    const interfere = (credentialId: string, times: number, act: Interference['act']) => {
-      interference = { credentialId, times, act };
-      rounds = 0;
-    };
+    const { interfere } = interfering;
 
     it('a step whose compare-and-set lost to an unrelated change is judged again and spent: four lost rounds, the fifth wins', async () => {
       const person = await enrolled();
       interfere(person.credentialId, 4, person.spendsARecoveryCode);
       const answer = await person.totp(VECTOR!.code);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      assert.equal(rounds, 5);
+      assert.equal(interfering.rounds(), 5);
       const view = (await t.call('GET', `/persons/${person.person.id}/credentials`, { as: org })).body.result[0];
       assert.equal(view.params.recovery_codes_unused, RECOVERY_CODES.length - 4, "the other requests' spends are kept");
       assert.deepEqual(await person.attempts(), [['totp', 'success', null]]);
@@ -102,9 +67,9 @@ for (const backend of backends()) {
       interfere(person.credentialId, 5, person.spendsARecoveryCode);
       const answer = await person.totp(VECTOR!.code);
       assert.deepEqual([answer.status, answer.body], [401, GENERIC_401]);
-      assert.equal(rounds, 5, 'no sixth round');
+      assert.equal(interfering.rounds(), 5, 'no sixth round');
       assert.deepEqual(await person.attempts(), [['totp', 'failure', 'contended']]);
-      interference = undefined;
+      interfering.stop();
       assert.equal((await person.totp(VECTOR!.code)).status, 200, 'the step was never spent: the next try logs in');
     });
 
@@ -127,7 +92,7 @@ for (const backend of backends()) {
       });
       const answer = await person.totp(VECTOR!.code);
       assert.deepEqual([answer.status, answer.body], [401, GENERIC_401]);
-      assert.equal(rounds, 1);
+      assert.equal(interfering.rounds(), 1);
       assert.deepEqual(await person.attempts(), [['totp', 'failure', 'contended']]);
     });
   });

@@ -44,6 +44,8 @@ export const adminEventTypes = [
   'person.access_changed',
   'person.deleted',
   'person.signed_out_everywhere',
+  'person.invited',
+  'person.invitation_revoked',
   'api_key.created',
   'api_key.rotated',
   'api_key.revoked',

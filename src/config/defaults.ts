@@ -103,3 +103,6 @@ export const purgeDefaults = Object.freeze({
  */
 export const DEFAULT_FAILURE_TIME_MS = 1000;
 export const FAILURE_TIME_RANGE_MS = { min: 100, max: 10_000 } as const;
+
+/** How long an invitation link works (design §9): 72 h unless `expires_in` says otherwise, from 5 minutes to 7 days. */
+export const invitationDefaults = Object.freeze({ lifetimeSeconds: 72 * 3600, minSeconds: 300, maxSeconds: 7 * 24 * 3600 });

@@ -1,4 +1,5 @@
 import type { ConnectionDeps } from '../connections/operations.ts';
+import type { InvitationDeps } from '../invitations/invite.ts';
 import type { LoginServices } from '../methods/login-services.ts';
 import type { WebAuthnDeps } from '../methods/passkey/deps.ts';
 import type { Store } from '../store/store.ts';
@@ -12,7 +13,7 @@ import type { ConsoleSessions } from './session.ts';
  * cost a new hash is made at, the per-address bound, and the context that opens TOTP secrets and
  * hashes single-use codes.
  */
-export type ConsoleLogins = Pick<LoginServices, 'flow' | 'pool' | 'policy' | 'perSource' | 'context' | 'attemptMetrics'>;
+export type ConsoleLogins = Pick<LoginServices, 'flow' | 'pool' | 'policy' | 'perSource' | 'failureTimeMs' | 'context' | 'attemptMetrics'>;
 
 /** What the console's pages use: the same services as the API's routes, never a copy of their rules. */
 export interface ConsoleDeps {
@@ -23,6 +24,8 @@ export interface ConsoleDeps {
   verification: VerificationDeps;
   /** Identity connections: the API's own create, rotate and delete (src/connections/operations.ts). */
   connections: ConnectionDeps;
+  /** Invitations: the API's own (src/invitations/invite.ts), and the redemption the console hosts. */
+  invitations: InvitationDeps;
   /** The public base URL, which the pages show as the token endpoint's and the SCIM server's. */
   issuer: () => string;
   now: () => number;

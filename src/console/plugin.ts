@@ -21,6 +21,7 @@ import type { ConsoleDeps } from './deps.ts';
 import { acceptForms, checkBodyKind, field, wrongBodyKind } from './form-body.ts';
 import { consoleHeaders } from './headers.ts';
 import { html } from './html.ts';
+import { invitationRoutes } from './invitation/routes.ts';
 import { renderPage } from './layout.ts';
 import { securityRoutes } from './security/routes.ts';
 import { signInRoutes } from './sign-in/routes.ts';
@@ -71,6 +72,7 @@ export function consolePlugin(deps: ConsoleDeps) {
         return seeOther(reply, who.person.roles.includes('verifier') ? '/console/verify' : '/console/security');
       });
       await pages.register(signInRoutes(deps));
+      await pages.register(invitationRoutes(deps));
       await pages.register(confirmRoutes(deps));
       await pages.register(verifyRoutes(deps));
       await pages.register(adminRoutes(deps));

@@ -1,23 +1,20 @@
 import { every } from '../concurrency/every.ts';
 import { deleteInBatches } from '../concurrency/in-batches.ts';
 import { consoleSessionDefaults, purgeDefaults } from '../config/defaults.ts';
-import type { Store } from '../store/store.ts';
+import type { PurgedTable, Store } from '../store/store.ts';
 import { IDENTITY_INITIATE_LIMIT, IDENTITY_VERIFY_LIMIT, OPERATOR_LIMIT } from '../verification/deps.ts';
 
 /** A rate-limit row is of use until its window ends; the longest window is the verify limit's hour. */
 const LONGEST_RATE_WINDOW_MS = Math.max(OPERATOR_LIMIT.windowMs, IDENTITY_INITIATE_LIMIT.windowMs, IDENTITY_VERIFY_LIMIT.windowMs);
 
 /** Rows deleted by one purge, by table. */
-export type PurgedRows = Record<
-  'rate_limits' | 'email_verifications' | 'console_sessions' | 'authn_attempts' | 'webauthn_challenges' | 'totp_enrolments' | 'second_factor_tickets',
-  number
->;
+export type PurgedRows = Record<Exclude<PurgedTable, 'tokens'>, number>;
 
 /**
  * Deletes, once, every row that has outlived its use at `now` (besides expired tokens, which
  * purge.ts deletes in batches): rate-limit windows that have ended, verifications a day past
- * their expiry, console sessions past their end or idle timeout, ceremonies and tickets past
- * theirs, and the attempt counters of handles that named nobody, a week after their last
+ * their expiry, console sessions past their end or idle timeout, ceremonies, tickets and invitations
+ * past theirs, and the attempt counters of handles that named nobody, a week after their last
  * attempt. Without it these went only when someone signed in, or never: a table per stranger.
  * Each deletes in bounded batches over an index, resting between them (concurrency/in-batches.ts);
  * replicas purging at once is harmless.
@@ -33,6 +30,7 @@ export async function purgeStaleRows(store: Store, now: number, stopped: () => b
     webauthn_challenges: await batches((limit) => store.purgeExpiredWebAuthnChallenges(now, limit)),
     totp_enrolments: await batches((limit) => store.purgeExpiredTotpEnrolments(now, limit)),
     second_factor_tickets: await batches((limit) => store.purgeSecondFactorTickets(now, limit)),
+    invitations: await batches((limit) => store.purgeInvitations(now, limit)),
   };
 }
 

@@ -3,6 +3,7 @@ import { type AttemptMetrics, unreportedAttempts } from '../authn/attempt-metric
 import { LoginFlow } from '../authn/login-flow.ts';
 import { LoginsPerSource } from '../authn/logins-per-source.ts';
 import type { SecondFactorDeps } from '../authn/second-factor.ts';
+import { DEFAULT_FAILURE_TIME_MS } from '../config/defaults.ts';
 import type { CredentialTypeContext } from '../credentials/credential-type.ts';
 import type { TokenIssuer } from '../oauth/tokens/issuer.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
@@ -39,6 +40,8 @@ export interface LoginServiceOptions {
  */
 export interface LoginServices extends PasswordLoginDeps, TotpLoginDeps {
   store: LoginStore;
+  /** How long after it began a failure is answered (authn/failure-time.ts): what a door that is no login, such as an invitation link, waits on a miss too. */
+  failureTimeMs: number;
   /** Ends the pool's threads when it was made here; a pool passed in belongs to whoever made it. */
   close(): Promise<void>;
 }
@@ -69,6 +72,7 @@ export function loginServices({
     issuer,
     pool,
     perSource: new LoginsPerSource(loginsPerSource),
+    failureTimeMs: failureTimeMs ?? DEFAULT_FAILURE_TIME_MS,
     context,
     policy,
     now,

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import { attemptRoutes } from '../authn/attempt-routes.ts';
 import { oauthClientRoutes } from '../clients/routes.ts';
@@ -15,6 +15,8 @@ import { clientErrorHandler, installErrorHandling, MAX_PARAM_LENGTH, sendError }
 import { addJsonParser } from '../http/json-body.ts';
 import { installMetrics } from '../http/metrics.ts';
 import { validatorCompiler } from '../http/validation.ts';
+import { redactInvitationToken } from '../invitations/link.ts';
+import { invitationRoutes } from '../invitations/routes.ts';
 import { webauthnRoutes } from '../methods/passkey/routes.ts';
 import { credentialTypes as registeredCredentialTypes } from '../methods/registry.ts';
 import { authnRoutes } from '../methods/routes.ts';
@@ -72,6 +74,7 @@ export async function buildApp({
   await app.register(opsRoutes({ readiness: readinessProbe({ store, keys, stopping }), registry, openapi }));
   await app.register(organizationRoutes({ store, dev: config.dev, now }));
   await app.register(personRoutes({ store, issuer: tokens.issuer, now }));
+  await app.register(invitationRoutes(shared.invitations));
   await app.register(oauthClientRoutes({ store, now }));
   await app.register(oauthService(shared.oauth, { keys, issuer }));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentials, now }));
@@ -89,7 +92,20 @@ export async function buildApp({
 /** Fastify with what every route of the service relies on: its logger, parsers, validation and error answers. */
 function withToolkit(config: AppOptions['config']) {
   const app = Fastify({
-    logger: { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
+    logger: {
+      level: config.logLevel,
+      redact: { paths: REDACTED, censor: '[redacted]' },
+      // Fastify's own request fields, with a URL that carries a secret (an invitation link's token) redacted.
+      serializers: {
+        req: (request: FastifyRequest) => ({
+          method: request.method,
+          url: redactInvitationToken(request.url),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
+      },
+    },
     bodyLimit: config.bodyLimit,
     // request.ip is the peer unless it is a listed proxy; then X-Forwarded-For's nearest untrusted hop.
     trustProxy: config.trustedProxies?.length ? config.trustedProxies : false,

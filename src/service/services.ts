@@ -73,6 +73,7 @@ export function sharedServices(app: FastifyInstance, registry: Registry, { store
   };
   // Secure cookies everywhere but development, which runs on http://localhost.
   const sessions = new ConsoleSessions(store, config.secret, now, { secure: !config.dev });
-  const consoleDeps = { store, sessions, logins, webauthn, verification, connections, issuer, now, dev: config.dev };
-  return { tokens, oauth, credentials, logins, webauthn, connections, verification, console: consoleDeps };
+  const invitations = { store, issuer, now, mailer };
+  const consoleDeps = { store, sessions, logins, webauthn, verification, connections, invitations, issuer, now, dev: config.dev };
+  return { tokens, oauth, credentials, logins, webauthn, connections, verification, invitations, console: consoleDeps };
 }

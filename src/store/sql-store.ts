@@ -5,6 +5,7 @@ import { sqlConnectionStore } from './connections/sql.ts';
 import { sqlConsoleSessionStore } from './console-sessions/sql.ts';
 import { sqlCredentialStore } from './credentials/sql.ts';
 import { sqlIdentityStore } from './identities/sql.ts';
+import { sqlInvitationStore } from './invitations/sql.ts';
 import { sqlOrganizationStore } from './organizations/sql.ts';
 import type { PartyDeletionStep } from './party-deletion.ts';
 import { type GenerationStep, raiseGenerationIn, sqlPersonStore } from './persons/sql.ts';
@@ -50,6 +51,7 @@ export function sqlStore(db: SqlDriver): Store {
     sqlIdentityStore(db),
     sqlConsoleSessionStore(db),
     sqlSecondFactorTicketStore(db),
+    sqlInvitationStore(db),
   );
   return store;
 }

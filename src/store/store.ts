@@ -5,6 +5,7 @@ import type { ConnectionStore } from './connections/store.ts';
 import type { ConsoleSessionStore } from './console-sessions/store.ts';
 import type { CredentialStore } from './credentials/store.ts';
 import type { IdentityStore } from './identities/store.ts';
+import type { InvitationStore } from './invitations/store.ts';
 import type { OrganizationStore } from './organizations/store.ts';
 import type { PersonStore } from './persons/store.ts';
 import type { RateLimitStore } from './rate-limits/store.ts';
@@ -39,6 +40,7 @@ export const PURGED_TABLES = [
   'webauthn_challenges',
   'totp_enrolments',
   'second_factor_tickets',
+  'invitations',
 ] as const;
 export type PurgedTable = (typeof PURGED_TABLES)[number];
 
@@ -79,4 +81,5 @@ export type Store = StoreConnection &
   ConnectionStore &
   IdentityStore &
   ConsoleSessionStore &
-  SecondFactorTicketStore;
+  SecondFactorTicketStore &
+  InvitationStore;

@@ -27,6 +27,7 @@ export const auditEventTypes = [
   'credential.deleted',
   'credential.recovery_codes_regenerated',
   'person.token_minted',
+  'person.invitation_redeemed',
   'scim.user.created',
   'scim.user.deleted',
   'scim.user.patched',

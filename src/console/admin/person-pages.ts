@@ -6,6 +6,7 @@ import { type Html, html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';
 import { type Cursors, pager, withQuery } from './paging.ts';
 import { type AttemptCounterView, attemptCountersSection } from './person-attempts.ts';
+import { type SignInStanding, signInSection } from './person-sign-in.ts';
 
 export interface NewPersonForm {
   email: string;
@@ -93,6 +94,7 @@ export function personPage(
   person: Person,
   self: boolean,
   counters: readonly AttemptCounterView[],
+  standing: SignInStanding,
   options: { errors?: string[]; status?: number; notice?: string | undefined } = {},
 ) {
   return renderPage(reply, ctx, {
@@ -108,6 +110,7 @@ ${errorSummary(options.errors ?? [])}
   <dt>Console</dt><dd>${person.console ? 'member' : 'not a member'}</dd>
   <dt>Created</dt><dd>${timestamp(person.createdAt)}</dd>
 </dl>
+${signInSection(ctx, person, standing)}
 ${attemptCountersSection(counters)}
 <h2>Roles and console membership</h2>
 <form method="post" action="/console/admin/persons/${person.id}/access" class="stack">

@@ -13,6 +13,7 @@ import { noticeFrom } from '../notice.ts';
 import { consolePageRequest, cursorsOf } from './paging.ts';
 import { attemptCountersOf } from './person-attempts.ts';
 import { emptyPersonForm, type NewPersonForm, personPage, personsPage } from './person-pages.ts';
+import { signInStanding } from './person-sign-in.ts';
 
 const notices: Record<string, string> = {
   created: 'Person created.',
@@ -79,8 +80,16 @@ export function personRoutes(deps: ConsoleDeps) {
     if (!person) throw personNotFound();
     return person;
   };
-  const showPerson = async (request: FastifyRequest, reply: FastifyReply, who: SignedIn, person: Person, options: Parameters<typeof personPage>[5]) =>
-    personPage(reply, consoleRequest(request), person, person.id === who.person.id, await attemptCountersOf(deps, person), options);
+  const showPerson = async (request: FastifyRequest, reply: FastifyReply, who: SignedIn, person: Person, options: Parameters<typeof personPage>[6]) =>
+    personPage(
+      reply,
+      consoleRequest(request),
+      person,
+      person.id === who.person.id,
+      await attemptCountersOf(deps, person),
+      await signInStanding(deps, person),
+      options,
+    );
   /** The person's page again, saying why the form was refused; any other error goes on up. */
   const refusedOnPersonPage = (request: FastifyRequest, reply: FastifyReply, who: SignedIn, person: Person, error: unknown) => {
     const refusal = formRefusalOf(error);

@@ -8,10 +8,11 @@ import { auditRoutes } from './audit.ts';
 import { clientRoutes } from './clients.ts';
 import { connectionRoutes } from './connections.ts';
 import { organizationSettingsRoutes } from './organization.ts';
+import { personInvitationRoutes } from './person-invitations.ts';
 import { personRoutes } from './persons.ts';
 
 const sections = [
-  { href: '/console/admin/persons', name: 'Persons', text: 'Create persons, give roles and console membership, delete.' },
+  { href: '/console/admin/persons', name: 'Persons', text: 'Create persons, invite them or reset their sign-in, give roles and console membership, delete.' },
   {
     href: '/console/admin/connections',
     name: 'Identity connections',
@@ -34,6 +35,7 @@ export function adminRoutes(deps: ConsoleDeps) {
       });
     });
     await app.register(personRoutes(deps));
+    await app.register(personInvitationRoutes(deps));
     await app.register(connectionRoutes(deps));
     await app.register(auditRoutes(deps));
     await app.register(clientRoutes(deps));

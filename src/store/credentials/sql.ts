@@ -196,6 +196,20 @@ export function sqlCredentialStore(db: SqlDriver, onDelete: readonly CredentialD
       });
     },
 
+    replaceCredentialsOfPerson(c, at): Promise<number | undefined> {
+      return db.transaction(async (tx) => {
+        if (!(await lockPerson(tx, db.dialect, c.orgId, c.personId))) return undefined;
+        const removed = await tx.run('DELETE FROM credentials WHERE org_id = $1 AND person_id = $2', [c.orgId, c.personId]);
+        await tx.run(
+          `INSERT INTO credentials (id, org_id, person_id, type, label, params, secret, version, last_used, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 0, NULL, $8)`,
+          [c.id, c.orgId, c.personId, c.type, c.label, JSON.stringify(c.params), jsonParam(c.secret), c.createdAt],
+        );
+        if (removed > 0) for (const step of onDelete) await step(tx, c.orgId, c.personId, at);
+        return removed;
+      });
+    },
+
     async touchCredentialLastUsed(orgId, id, at): Promise<boolean> {
       return (await db.run('UPDATE credentials SET last_used = $3 WHERE org_id = $1 AND id = $2', [orgId, id, at])) === 1;
     },

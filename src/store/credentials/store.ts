@@ -73,6 +73,13 @@ export interface CredentialStore {
    * decision for any number of concurrent callers (the person's row is held meanwhile).
    */
   deleteCredentialKeepingOneOf(orgId: string, personId: string, id: string, types: readonly string[], at: number): Promise<'deleted' | 'last' | 'not_found'>;
+  /**
+   * Replaces everything the person holds by `replacement` (an invitation's reset, design §9) in
+   * one transaction, the person's row held meanwhile; when anything was removed, raises their
+   * generation as deleteCredential does. Undefined, changing nothing, for no such person;
+   * otherwise how many credentials were removed.
+   */
+  replaceCredentialsOfPerson(replacement: Omit<Credential, 'version' | 'lastUsed'>, at: number): Promise<number | undefined>;
   /** Sets last_used; false when the credential is gone. */
   touchCredentialLastUsed(orgId: string, id: string, at: number): Promise<boolean>;
   /**

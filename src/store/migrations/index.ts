@@ -13,6 +13,7 @@ import { secondFactors } from './011-second-factors.ts';
 import { scimDeactivationCoreSchemaFold } from './012-scim-deactivation-core-schema-fold.ts';
 import { attemptsOfNoOnePurgeIndex } from './013-attempts-of-no-one-purge-index.ts';
 import { onePasskeyPerOrganization } from './014-one-passkey-per-organization.ts';
+import { invitations } from './015-invitations.ts';
 import { type Dialect, type MigrationSource, renderMigration } from './dialect.ts';
 
 /**
@@ -37,6 +38,7 @@ const sources: readonly MigrationSource[] = [
   scimDeactivationCoreSchemaFold,
   attemptsOfNoOnePurgeIndex,
   onePasskeyPerOrganization,
+  invitations,
 ];
 
 /** The schema version this Tessera brings its database to; /readyz compares the database's. */

@@ -69,6 +69,7 @@ function volatileKind(value: string, key: string | undefined): string | undefine
   const id = ID_PREFIX.exec(value);
   if (id) return `${id[1] ?? ''}${id[2]}_…`;
   if (/^(Bearer )?eyJ/.test(value)) return 'a JWT';
+  if (/\/console\/invitation\/[A-Za-z0-9_-]{43}$/.test(value)) return `an invitation link at ${value.slice(0, value.lastIndexOf('/'))}`;
   if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value)) return 'a time';
   return undefined;
 }

@@ -99,6 +99,7 @@ describe('OpenAPI document', () => {
       'POST /organizations/connections/{connection_id}/scim-token',
       'POST /persons',
       'POST /persons/{person_id}/credentials',
+      'POST /persons/{person_id}/invitations',
       'POST /persons/{person_id}/mint-token',
     ]);
     const create = doc.paths['/persons'].post;

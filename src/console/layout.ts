@@ -13,7 +13,17 @@ export interface PageOptions {
   status?: number;
 }
 
-function navigation(ctx: ConsoleRequest): Html {
+/**
+ * A navigation link, marked when the page is in its section: aria-current="page" on the section's
+ * own page, "true" on a page within it (the clients page is in Administration but is not it), so a
+ * screen reader says where the person is and the style shows it to everyone else.
+ */
+function navLink(href: string, text: string, path: string): Html {
+  const current = path === href ? 'page' : path.startsWith(`${href}/`) ? 'true' : undefined;
+  return html`<li><a href="${href}"${current && html` aria-current="${current}"`}>${text}</a></li>`;
+}
+
+function navigation(ctx: ConsoleRequest, path: string): Html {
   // A session that must enrol a second factor first sees no other page: its navigation is sign-out alone.
   const who = ctx.signedIn ?? ctx.enrolling;
   if (!who) return html``;
@@ -21,9 +31,9 @@ function navigation(ctx: ConsoleRequest): Html {
   const email = who.person.handles.find((h) => h.type === 'email_address')?.value ?? who.person.id;
   return html`<nav aria-label="Console">
     <ul>
-      ${roles.includes('verifier') && html`<li><a href="/console/verify">Verify a caller</a></li>`}
-      ${ctx.signedIn && html`<li><a href="/console/security">My security</a></li>`}
-      ${roles.includes('admin') && html`<li><a href="/console/admin">Administration</a></li>`}
+      ${roles.includes('verifier') && navLink('/console/verify', 'Verify a caller', path)}
+      ${ctx.signedIn && navLink('/console/security', 'My security', path)}
+      ${roles.includes('admin') && navLink('/console/admin', 'Administration', path)}
     </ul>
     <form method="post" action="/console/sign-out" class="inline">
       <input type="hidden" name="_csrf" value="${ctx.csrf}">
@@ -50,7 +60,7 @@ ${page.webauthn && html`<script src="${assetUrl('webauthn.js')}" defer></script>
 <a class="skip" href="#main">Skip to content</a>
 <header>
   <p class="brand"><a href="/console/">Tessera console</a></p>
-  ${navigation(ctx)}
+  ${navigation(ctx, reply.request.url.split('?')[0]!)}
 </header>
 <main id="main" tabindex="-1">
   <h1>${page.title}</h1>

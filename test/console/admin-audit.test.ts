@@ -7,8 +7,11 @@ import { backends } from '../helpers/backends.ts';
 import { ConsoleAgent, type ConsolePerson, consolePerson, signInWithPassword } from '../helpers/console.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
-const rowTypes = (html: string) => [...html.matchAll(/<tr><th scope="row"><time[^>]*>[^<]*<\/time><\/th><td>([a-z_.]+)<\/td>/g)].map((m) => m[1]);
-const rowData = (html: string) => [...html.matchAll(/<\/td><td>(<span class="kv">.*?)<\/td><\/tr>/g)].map((m) => m[1]!);
+const rowTypes = (html: string) =>
+  [...html.matchAll(/<tr><th scope="row" class="audit-time"><time[^>]*>[^<]*<\/time><\/th><td>([a-z_.]+)<\/td>/g)].map((m) => m[1]);
+const rowData = (html: string) => [...html.matchAll(/<\/td><td>(<dl class="event-data">.*?)<\/td><\/tr>/g)].map((m) => m[1]!);
+/** An event's details as the page labels them: label → value. */
+const pairs = (row: string) => Object.fromEntries([...row.matchAll(/<dt>([^<]*)<\/dt> <dd>([^<]*)<\/dd>/g)].map((m) => [m[1]!, m[2]!]));
 const link = (html: string, rel: 'prev' | 'next') => new RegExp(`<a rel="${rel}" href="([^"]+)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
 
 /** The event types written anywhere in src: literals in files that record events. */
@@ -58,13 +61,40 @@ for (const backend of backends()) {
       const api = (await t.call('GET', '/audit/events?limit=100', { as: org })).body.result.map((e: { type: string }) => e.type);
       assert.deepEqual(rowTypes(page.html), [...api].reverse(), 'newest first: the API order, backwards');
       assert.ok(!page.html.includes('<script>alert'), 'nothing of the data is markup');
-      const summary = rowData(page.html).find((d) => d.includes('name='))!;
-      assert.match(summary, /<span class="kv">name=&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt;y+…<\/span>/);
-      assert.ok(!summary.includes('y'.repeat(70)), 'a long value is cut short');
-      assert.match(summary, /<span class="kv">type=scim<\/span>/);
+      const summary = pairs(rowData(page.html).find((d) => d.includes('<dt>name</dt>'))!);
+      assert.match(summary.name!, /^&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt;y+…$/);
+      assert.ok(!summary.name!.includes('y'.repeat(70)), 'a long value is cut short');
+      assert.equal(summary.type, 'scim');
       const oldest = await agent.get('/console/admin/audit?order=oldest');
       assert.deepEqual(rowTypes(oldest.html), api);
       assert.match(oldest.html, /<option value="oldest" selected>/);
+    });
+
+    it('shows details as labelled pairs, leaving out the fields that are null, and each time to the second in the column headed UTC', async () => {
+      // The sign-in of `before` was a success: the API records its reason as null.
+      const api = (await t.call('GET', '/audit/events?type=authn.attempt&limit=100', { as: org })).body.result as { data: Record<string, unknown> }[];
+      const success = api.find((e) => e.data.outcome === 'success')!.data;
+      assert.equal(success.reason, null, 'the event the page shows has a null field');
+      const page = await agent.get('/console/admin/audit?type=authn.attempt&order=oldest');
+      const shown = pairs(rowData(page.html).find((d) => d.includes(`<dd>${success.credential_id}</dd>`))!);
+      assert.deepEqual(shown, {
+        method: success.method,
+        'person id': admin.id,
+        'credential id': success.credential_id,
+        outcome: 'success',
+      });
+      assert.doesNotMatch(page.html, /<dt>reason<\/dt>|<dd>null<\/dd>/);
+      assert.doesNotMatch(rowData(page.html).join(''), /\w=\w/, 'no raw key=value pairs');
+      assert.match(page.html, /<th scope="col">Time \(UTC\)<\/th>/);
+      const times = [...page.html.matchAll(/<th scope="row" class="audit-time"><time datetime="([^"]+)">([^<]+)<\/time>/g)];
+      assert.ok(times.length > 0);
+      for (const [, iso, text] of times) assert.equal(text, iso!.slice(0, 19).replace('T', ' '), 'date and time, no zone repeated on each row');
+      // Empty lists are kept: "roles: none" says something.
+      const created = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: 'nobody-special@example.com' }] } });
+      const persons = await agent.get('/console/admin/audit?type=person.created');
+      const row = pairs(rowData(persons.html).find((d) => d.includes(created.body.result.id))!);
+      assert.equal(row.roles, 'none');
+      assert.equal(row.console, 'false');
     });
 
     it('filters by type, with "all" and each known type to choose from', async () => {
@@ -105,7 +135,7 @@ for (const backend of backends()) {
       const api = (await t.call('GET', '/audit/events?limit=100&type=connection.created', { as: own })).body.result.map(
         (e: { data: { name: string } }) => e.data.name,
       );
-      const names = (html: string) => rowData(html).map((d) => /name=(c\d+)/.exec(d)![1]);
+      const names = (html: string) => rowData(html).map((d) => pairs(d).name);
       for (const [order, expected] of [
         ['newest', [...api].reverse()],
         ['oldest', api],

@@ -68,8 +68,8 @@ for (const backend of backends()) {
       assert.equal((await token(t, { grant_type: 'client_credentials' }, client)).status, 200);
       const list = await agent.get('/console/admin/clients');
       assert.equal(list.status, 200);
-      assert.match(list.html, new RegExp(`gateway<br><code>${client.id}</code>`));
-      assert.match(list.html, /Client credentials, Token exchange<\/td><td>jwt<\/td>/);
+      assert.match(list.html, new RegExp(`gateway<br><code class="long-id">${client.id}</code>`));
+      assert.match(list.html, /Client credentials, Token exchange<\/td><td class="wide-only">jwt<\/td>/);
       assert.ok(!list.html.includes(client.secret), 'the list never shows the secret again');
     });
 

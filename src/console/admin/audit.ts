@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { adminEventTypes } from '../../audit/admin-events.ts';
 import { invalidField } from '../../errors/api-error.ts';
 import type { AuditEvent } from '../../store/audit/store.ts';
-import { timestamp } from '../cells.ts';
+import { listText } from '../cells.ts';
 import { consoleRequest, signedIn } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { type Html, html } from '../html.ts';
@@ -46,12 +46,34 @@ const VALUE_LIMIT = 80;
 
 /** One value of an event's data, short: the log holds no secret, but a long value would swamp the table. */
 function shortValue(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  const text = typeof value === 'string' ? value : isStringList(value) ? listText(value) : (JSON.stringify(value) ?? String(value));
   return text.length > VALUE_LIMIT ? `${text.slice(0, VALUE_LIMIT - 1)}…` : text;
 }
 
-function dataSummary(data: Record<string, unknown>): Html {
-  return html`${Object.entries(data).map(([key, value]) => html`<span class="kv">${key}=${shortValue(value)}</span> `)}`;
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/**
+ * Whether a value says nothing: events record a field that does not apply as null (reason on a
+ * success, may_act when none was asked), so it is left out. An empty list stays: "roles: none" says something.
+ */
+function saysNothing(value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return true;
+  return typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/** An event's data as labelled pairs, one a line (operator_email reads "operator email"), without the fields that say nothing. */
+function dataList(data: Record<string, unknown>): Html {
+  const entries = Object.entries(data).filter(([, value]) => !saysNothing(value));
+  if (entries.length === 0) return html``;
+  return html`<dl class="event-data">${entries.map(([key, value]) => html`<div><dt>${key.replaceAll('_', ' ')}</dt> <dd>${shortValue(value)}</dd></div>`)}</dl>`;
+}
+
+/** A moment to the second, on one line: the column's heading says UTC, the datetime attribute has the exact instant. */
+function eventTime(ms: number): Html {
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')}</time>`;
 }
 
 function filterOf(request: FastifyRequest): { type: string | undefined; order: Order } {
@@ -107,8 +129,8 @@ ${
   events.length === 0
     ? html`<p>No events${type && html` of type ${type}`}.</p>`
     : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Audit events"><table>
-  <thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Details</th></tr></thead>
-  <tbody>${events.map((e) => html`<tr><th scope="row">${timestamp(e.occurredAt, 'second')}</th><td>${e.type}</td><td>${dataSummary(e.data)}</td></tr>`)}</tbody>
+  <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Type</th><th scope="col">Details</th></tr></thead>
+  <tbody>${events.map((e) => html`<tr><th scope="row" class="audit-time">${eventTime(e.occurredAt)}</th><td>${e.type}</td><td>${dataList(e.data)}</td></tr>`)}</tbody>
 </table></div>`
 }
 ${pager(href, previous, next)}`,

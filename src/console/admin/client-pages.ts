@@ -98,11 +98,12 @@ export function clientsPage(
 <h2>Clients of the organisation</h2>
 ${list.total !== undefined && html`<p>${list.total} ${list.total === 1 ? 'client' : 'clients'} in all.</p>`}
 <div class="table-scroll" tabindex="0" role="region" aria-label="OAuth clients"><table>
-  <thead><tr><th scope="col">Name and id</th><th scope="col">Grant types</th><th scope="col">Token format</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+  <thead><tr><th scope="col">Name and id</th><th scope="col">Grant types</th><th scope="col" class="wide-only">Token format</th><th scope="col" class="wide-only">Created</th><th scope="col">Actions</th></tr></thead>
   <tbody>${list.clients.map(
-    (c) => html`<tr><th scope="row">${c.name}<br><code>${c.id}</code></th>
-      <td>${listText(c.grantTypes.map((g) => grantNames[g].name))}</td><td>${c.accessTokenFormat}</td><td>${timestamp(c.createdAt)}</td>
-      <td>${actions(ctx, c)}</td></tr>`,
+    (c) => html`<tr><th scope="row">${c.name}<br><code class="long-id">${c.id}</code>
+      <span class="narrow-only hint">${c.accessTokenFormat} tokens, created ${timestamp(c.createdAt)}</span></th>
+      <td>${listText(c.grantTypes.map((g) => grantNames[g].name))}</td><td class="wide-only">${c.accessTokenFormat}</td><td class="wide-only">${timestamp(c.createdAt)}</td>
+      <td class="actions">${actions(ctx, c)}</td></tr>`,
   )}</tbody>
 </table></div>
 ${pager(href, list.cursors.previous, list.cursors.next)}

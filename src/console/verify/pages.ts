@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { DirectoryIdentity } from '../../connections/directory-identity.ts';
 import type { IdentityConnection } from '../../store/connections/store.ts';
 import type { ConsoleRequest } from '../context.ts';
-import { html } from '../html.ts';
+import { type Html, html } from '../html.ts';
 import { csrfField, errorSummary, renderPage } from '../layout.ts';
 
 export interface FindForm {
@@ -47,7 +47,7 @@ export function findPage(reply: FastifyReply, ctx: ConsoleRequest, connections: 
 export function foundPage(reply: FastifyReply, ctx: ConsoleRequest, connection: IdentityConnection, identity: DirectoryIdentity) {
   return renderPage(reply, ctx, {
     title: 'Send a code',
-    body: html`<dl>
+    body: html`<dl class="facts">
   <dt>Directory</dt><dd>${connection.name}</dd>
   <dt>Name</dt><dd>${identity.displayName ?? '(none given)'}</dd>
   <dt>Email address</dt><dd>${identity.email ?? '(none)'}</dd>
@@ -97,35 +97,75 @@ ${errorSummary(errors)}
 
 export type Outcome = 'verified' | 'locked' | 'denied' | 'gone';
 
-const outcomes: Record<Outcome, { title: string; status: number; text: string; ok: boolean }> = {
-  verified: { title: 'Verified', status: 200, ok: true, text: 'The caller read out the right code: they hold this email address.' },
+/** Whom a verification was for, as it knows them: the address the code went to, the identity, its directory. */
+export interface Subject {
+  email: string;
+  identityId: string;
+  directory: string;
+}
+
+interface OutcomeText {
+  title: string;
+  status: number;
+  ok: boolean;
+  /** The verdict on the person, first, so the verifier reads who before why. */
+  verdict: (email: Html) => Html;
+  text: string;
+}
+
+const outcomes: Record<Outcome, OutcomeText> = {
+  verified: {
+    title: 'Verified',
+    status: 200,
+    ok: true,
+    verdict: (email) => html`${email} is verified.`,
+    text: 'The caller read out the right code: they hold this email address.',
+  },
   locked: {
     title: 'Locked',
     status: 429,
     ok: false,
+    verdict: (email) => html`${email} is not verified.`,
     text: 'Too many wrong codes: this verification is locked. Start a new one if the caller should try again.',
   },
   denied: {
     title: 'Denied',
     status: 403,
     ok: false,
+    verdict: (email) => html`${email} is not verified.`,
     text: 'The directory no longer vouches for this caller: the identity was removed or deactivated (or its email changed) since the code was sent. Do not treat the caller as verified.',
   },
   gone: {
     title: 'No longer open',
     status: 404,
     ok: false,
+    verdict: (email) => html`The code sent to ${email} can no longer be checked.`,
     text: 'This verification has expired, was used already, or was replaced by a newer code. Start a new one.',
   },
 };
 
-/** The end of a verification, in plain words. */
-export function outcomePage(reply: FastifyReply, ctx: ConsoleRequest, outcome: Outcome) {
+/**
+ * The end of a verification, in plain words, naming whom it was for (unless the id names no
+ * verification of the organisation): a verifier with several callers on hold must not tell the
+ * wrong one they were verified.
+ */
+export function outcomePage(reply: FastifyReply, ctx: ConsoleRequest, outcome: Outcome, subject?: Subject) {
   const o = outcomes[outcome];
   return renderPage(reply, ctx, {
     title: o.title,
     status: o.status,
-    body: html`<div class="${o.ok ? 'outcome-ok' : 'error'}" role="${o.ok ? 'status' : 'alert'}"><p>${o.text}</p></div>
+    body: html`<div class="${o.ok ? 'outcome-ok' : 'error'}" role="${o.ok ? 'status' : 'alert'}">
+  ${subject && html`<p>${o.verdict(html`<strong>${subject.email}</strong>`)}</p>`}
+  <p>${o.text}</p>
+</div>
+${
+  subject &&
+  html`<dl class="facts">
+  <dt>Email address</dt><dd>${subject.email}</dd>
+  <dt>Identity id</dt><dd>${subject.identityId}</dd>
+  <dt>Directory</dt><dd>${subject.directory}</dd>
+</dl>`
+}
 <p><a href="/console/verify">Verify another caller</a></p>`,
   });
 }

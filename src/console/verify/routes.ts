@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import type { IdentityConnection } from '../../store/connections/store.ts';
+import type { EmailVerification } from '../../store/verifications/store.ts';
 import { CODE_PATTERN } from '../../verification/code.ts';
 import { MAX_WRONG_CODES } from '../../verification/deps.ts';
 import { findIdentity } from '../../verification/find.ts';
@@ -13,7 +14,7 @@ import { consoleRequest, type SignedIn, seeOther, signedIn } from '../context.ts
 import type { ConsoleDeps } from '../deps.ts';
 import { field } from '../form-body.ts';
 import { checkBody, FormRefusal, formRefusalOf } from '../form-refusals.ts';
-import { codeEntryPage, type FindForm, findPage, foundPage, outcomePage } from './pages.ts';
+import { codeEntryPage, type FindForm, findPage, foundPage, outcomePage, type Subject } from './pages.ts';
 
 /** The signed-in verifier, as the helpdesk core names its caller and operator (design §6: helpdesk_session). */
 function verifierOf(request: FastifyRequest): SignedIn & HelpdeskOperator {
@@ -32,6 +33,12 @@ export function verifyRoutes(deps: ConsoleDeps) {
   const { store, verification } = deps;
   const connectionsOf = async (orgId: string): Promise<IdentityConnection[]> =>
     (await store.listConnections(orgId, pageRequest('connections', { limit: 100 }))).items;
+  // The directory by name, as the find page showed it; by id when it has been deleted since.
+  const subjectOf = async (orgId: string, v: EmailVerification): Promise<Subject> => ({
+    email: v.emailSentTo,
+    identityId: v.identityId,
+    directory: (await store.getConnection(orgId, v.connectionId))?.name ?? v.connectionId,
+  });
 
   const findAgain = async (request: FastifyRequest, reply: FastifyReply, form: FindForm, refusal: FormRefusal) => {
     const who = signedIn(request);
@@ -82,7 +89,8 @@ export function verifyRoutes(deps: ConsoleDeps) {
     app.get('/console/verify/:verification_id', async (request, reply) => {
       const { org } = verifierOf(request);
       const open = await store.getEmailVerification(org.id, (request.params as { verification_id: string }).verification_id);
-      if (open?.state !== 'open' || open.expiresAt <= deps.now()) return outcomePage(reply, consoleRequest(request), 'gone');
+      if (!open) return outcomePage(reply, consoleRequest(request), 'gone');
+      if (open.state !== 'open' || open.expiresAt <= deps.now()) return outcomePage(reply, consoleRequest(request), 'gone', await subjectOf(org.id, open));
       return codeEntryPage(reply, consoleRequest(request), { verificationId: open.id, sentTo: open.emailSentTo, expiresAt: open.expiresAt });
     });
 
@@ -95,6 +103,7 @@ export function verifyRoutes(deps: ConsoleDeps) {
       const state = { verificationId: open.id, sentTo: open.emailSentTo, expiresAt: open.expiresAt };
       const code = field(request.body, 'code').trim();
       if (!CODE_PATTERN.test(code)) return codeEntryPage(reply, ctx, state, ['code: must be the 6 digits the caller reads out'], 400);
+      const subject = await subjectOf(org.id, open);
       try {
         const { verified } = await verifyCode(
           verification,
@@ -104,16 +113,16 @@ export function verifyRoutes(deps: ConsoleDeps) {
           { verification_id: id, code, connection_id: open.connectionId },
           async () => operatorId,
         );
-        if (verified) return outcomePage(reply, ctx, 'verified');
+        if (verified) return outcomePage(reply, ctx, 'verified', subject);
         const after = await store.getEmailVerification(org.id, id);
         const attemptsLeft = Math.max(0, MAX_WRONG_CODES - (after?.attempts ?? MAX_WRONG_CODES));
-        if (attemptsLeft === 0) return outcomePage(reply, ctx, 'locked');
+        if (attemptsLeft === 0) return outcomePage(reply, ctx, 'locked', subject);
         return codeEntryPage(reply, ctx, { ...state, attemptsLeft }, [], 200);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        if (error.code === 'TOO_MANY_VERIFICATION_ATTEMPTS') return outcomePage(reply, ctx, 'locked');
-        if (error.code === 'IDENTITY_NOT_VERIFIABLE') return outcomePage(reply, ctx, 'denied');
-        if (error.code === 'NOT_FOUND') return outcomePage(reply, ctx, 'gone');
+        if (error.code === 'TOO_MANY_VERIFICATION_ATTEMPTS') return outcomePage(reply, ctx, 'locked', subject);
+        if (error.code === 'IDENTITY_NOT_VERIFIABLE') return outcomePage(reply, ctx, 'denied', subject);
+        if (error.code === 'NOT_FOUND') return outcomePage(reply, ctx, 'gone', subject);
         if (error.status === 429) return codeEntryPage(reply.headers(error.headers), ctx, state, [error.message], 429);
         throw error;
       }

@@ -31,7 +31,7 @@ export const LINK_LIFETIMES_HOURS = [24, 72, 168] as const;
 function invitationState(invitation: Invitation | undefined): Html {
   if (!invitation) return html`<p>No invitation link is open.</p>`;
   const waiting = invitation.passwordSetAt !== null ? html` The password is set; the link is spent once they add a second factor.` : html``;
-  return html`<p>An invitation link ${invitation.reset ? html`(a reset)` : html``} is open until ${timestamp(invitation.expiresAt)}.${waiting} Making a new one revokes it.</p>`;
+  return html`<p>An invitation link${invitation.reset ? html` (a reset)` : html``} is open until ${timestamp(invitation.expiresAt)}.${waiting} Making a new one revokes it.</p>`;
 }
 
 /**
@@ -44,7 +44,7 @@ export function signInSection(ctx: ConsoleRequest, person: Person, standing: Sig
   const reset = standing.holdsCredentials;
   return html`<h2 id="sign-in">Sign-in</h2>
 ${invitationState(standing.invitation)}
-<form method="post" action="/console/admin/persons/${person.id}/invitation" class="stack" ${reset && html`data-confirm="Reset this person's sign-in? When they use the link, their password, authenticator app and passkeys stop working and they are signed out everywhere."`}>
+<form method="post" action="/console/admin/persons/${person.id}/invitation" class="stack"${reset && html` data-confirm="Reset this person's sign-in? When they use the link, their password, authenticator app and passkeys stop working and they are signed out everywhere."`}>
   ${csrfField(ctx)}
   <p>${
     reset
@@ -62,7 +62,7 @@ ${invitationState(standing.invitation)}
       ? html`<div><input type="checkbox" id="send" name="send" value="yes"> <label for="send">Also email it to ${email}</label></div>`
       : html`<p class="hint">They have no email address: pass the link on yourself.</p>`
   }
-  <button type="submit" ${reset && html`class="danger"`}>${reset ? 'Reset sign-in and make a link' : 'Make an invitation link'}</button>
+  <button type="submit"${reset && html` class="danger"`}>${reset ? 'Reset sign-in and make a link' : 'Make an invitation link'}</button>
 </form>`;
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { apiKeyOperator } from '../audit/admin-events.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
@@ -13,6 +14,10 @@ export function invitationRoutes(deps: InvitationDeps): FastifyPluginAsyncTypebo
     app.post(
       '/persons/:person_id/invitations',
       {
+        // No body at all means the defaults.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
         schema: {
           tags: ['persons'],
           security: [{ orgId: [], apiKey: [] }],
@@ -20,7 +25,7 @@ export function invitationRoutes(deps: InvitationDeps): FastifyPluginAsyncTypebo
           description:
             'A one-time console link, revoking any earlier one of the person. For a person who holds credentials it is a reset: redeeming it replaces them and ends their tokens and console sessions. With `send`, it is also emailed.',
           params: PersonParams,
-          body: NewInvitation,
+          body: Type.Optional(NewInvitation),
           response: { 201: Envelope(InvitationView), ...commonErrors },
         },
       },

@@ -197,6 +197,14 @@ for (const backend of backends()) {
       }
     });
 
+    it('takes no body at all: the defaults (72 hours, not sent)', async () => {
+      const person = await bareperson(t, org);
+      const answer = await fetch(`${t.url}/persons/${person.id}/invitations`, { method: 'POST', headers: org.headers });
+      const body = (await answer.json()) as { result: { expires_at: string; emailed_to: string | null } };
+      assert.equal(answer.status, 201, JSON.stringify(body));
+      assert.deepEqual([body.result.expires_at, body.result.emailed_to], [new Date(clock.at + 72 * 3600_000).toISOString(), null]);
+    });
+
     it('is for admin keys only (403 for an integration key)', async () => {
       const person = await bareperson(t, org);
       const key = await t.call('POST', '/organizations/api-keys', { as: org, body: { name: `int-${Date.now()}`, kind: 'integration' } });

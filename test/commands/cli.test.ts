@@ -130,6 +130,20 @@ describe('tessera CLI', () => {
         assert.equal(gateway.code, 1, variable);
         assert.match(gateway.stderr, new RegExp(`${variable}: port ${port} on 127.0.0.1 is taken`));
       }
+      const other = await busyPort();
+      try {
+        const both = await runCli(['gateway'], {
+          GATEWAY_PORT: String(port),
+          GATEWAY_ADMIN_PORT: String(other.port),
+          GATEWAY_DEFAULT_TARGET: 'http://127.0.0.1:9',
+          GATEWAY_LOG_LEVEL: 'silent',
+        });
+        assert.equal(both.code, 1);
+        assert.match(both.stderr, /2 ports cannot be used; set GATEWAY_PORT, GATEWAY_ADMIN_PORT to other ports:\n/, 'both ports in one message');
+        assert.match(both.stderr, new RegExp(`  GATEWAY_ADMIN_PORT: port ${other.port} on 127.0.0.1 is taken by another process`));
+      } finally {
+        other.server.close();
+      }
     } finally {
       server.close();
     }

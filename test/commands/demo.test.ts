@@ -131,4 +131,37 @@ describe('npm start (tessera demo)', () => {
       server.close();
     }
   });
+
+  it('names every busy port in one message, and two of its own settings that name one port', async () => {
+    const servers = [createServer(), createServer()];
+    const ports: number[] = [];
+    for (const server of servers) {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      ports.push((server.address() as { port: number }).port);
+    }
+    try {
+      const { dir, env } = demoEnv({ TESSERA_PORT: String(ports[0]), GATEWAY_ADMIN_PORT: String(ports[1]) });
+      const busy = await runCli(['demo'], env);
+      assert.equal(busy.code, 1);
+      assert.equal(
+        busy.stderr,
+        `tessera demo: 2 ports cannot be used; set TESSERA_PORT, GATEWAY_ADMIN_PORT to other ports:\n` +
+          `  TESSERA_PORT: port ${ports[0]} on 127.0.0.1 is taken by another process\n` +
+          `  GATEWAY_ADMIN_PORT: port ${ports[1]} on 127.0.0.1 is taken by another process\n`,
+      );
+      assert.deepEqual(readdirSync(dir), [], 'nothing was written');
+    } finally {
+      for (const server of servers) server.close();
+    }
+    // Each would bind alone; the gateway's listen would then fail and be blamed on "another process".
+    const free = ports[0]!;
+    const { dir, env } = demoEnv({ TESSERA_PORT: String(free), GATEWAY_PORT: String(free) });
+    const same = await runCli(['demo'], env);
+    assert.equal(same.code, 1);
+    assert.match(
+      same.stderr,
+      new RegExp(`TESSERA_PORT and GATEWAY_PORT: both name port ${free} on 127.0.0.1, which only one can have; set GATEWAY_PORT to another port`),
+    );
+    assert.deepEqual(readdirSync(dir), [], 'nothing was written');
+  });
 });

@@ -74,7 +74,7 @@ describe('tessera CLI', () => {
       assert.match(result.stdout, /^Usage: tessera/);
     }
     assert.match((await runCli(['admin', '--help'])).stdout, /admin create-org .*\n.*admin rotate-keys/);
-    for (const command of [['service'], ['gateway'], ['admin', 'create-org'], ['admin', 'rotate-keys'], ['demo']]) {
+    for (const command of [['service'], ['gateway'], ['admin', 'create-org'], ['admin', 'rotate-keys'], ['demo'], ['demo', 'token']]) {
       const result = await runCli([...command, '--help']);
       assert.equal(result.code, 0, command.join(' '));
       assert.match(result.stdout, new RegExp(`^Usage: tessera ${command.join(' ')}`));

@@ -36,6 +36,11 @@ const commands: readonly CommandEntry[] = [
     summary: 'run the demo stack on the embedded database (what "npm start" runs)',
     load: async () => (await import('./commands/demo.ts')).demoCommand,
   },
+  {
+    name: 'demo token',
+    summary: "print a fresh person JWT for the running demo's curl through the gateway",
+    load: async () => (await import('./commands/demo-token.ts')).demoTokenCommand,
+  },
 ];
 
 const list = (entries: readonly CommandEntry[]) => entries.map((c) => `  ${c.name.padEnd(18)} ${c.summary}`).join('\n');

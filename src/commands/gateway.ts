@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { loadGatewaySetup } from '../gateway/config/gateway-config.ts';
 import { gatewayStartupWarnings } from '../gateway/startup-warnings.ts';
+import { assertPortsFree } from '../runtime/ports.ts';
 import { primaryReport } from '../runtime/primary-report.ts';
 import { runWorkers } from '../runtime/run-workers.ts';
 import { type Command, closeOnSignals, parseOptions } from './command.ts';
@@ -46,6 +47,12 @@ stops start-up; a service that does not answer yet leaves /readyz at 503 until i
       log.warn(warning);
       process.stderr.write(`tessera gateway: warning: ${warning}\n`);
     }
+    // Both ports before anything starts, so two busy ones are named in one message, not one per try.
+    if (cluster.isPrimary)
+      await assertPortsFree([
+        { setting: config.keys.port, host: config.host, port: config.port },
+        { setting: config.keys.adminPort, host: config.host, port: config.adminPort },
+      ]);
     // The proxy and the admin port: a worker is ready once both listen.
     if (!(await runWorkers(config.workers, 2, primaryReport('tessera gateway', config.logLevel)))) return;
     // Imported here, not above: a primary that only watches its workers need not hold the proxy.

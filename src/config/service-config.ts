@@ -98,8 +98,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** Fixed so that a development database stays readable across restarts; never for production. */
-const DEVELOPMENT_SECRET = 'tessera-development-secret-do-not-use-in-production';
+/**
+ * Fixed so that a development database stays readable across restarts; never for production.
+ * The key ring tries it on a key it cannot open, to say that the database is a demo's.
+ */
+export const DEVELOPMENT_SECRET = 'tessera-development-secret-do-not-use-in-production';
 
 export function loadServiceConfig(env: Record<string, string | undefined> = process.env): { config: ServiceConfig; warnings: string[] } {
   const values = Object.fromEntries(

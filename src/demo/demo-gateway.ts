@@ -31,11 +31,15 @@ async function secretWorks(serviceUrl: string, client: { id: string; secret: str
 }
 
 /**
- * The demo's gateway client and a person JWT. The client is created once; its secret is
- * renewed only when the one kept from an earlier start no longer works, so a demo that still
- * runs keeps working. The JWT is new on every start and takes nothing from an earlier one.
+ * The demo's gateway client. It is created once; its secret is renewed only when the one kept
+ * from an earlier start no longer works, so a demo that still runs keeps working.
  */
-export async function prepareDemoDelegation(service: RunningService, orgId: string, apiKey: string, personId: string, kept?: { id: string; secret: string }) {
+export async function prepareDemoDelegation(
+  service: RunningService,
+  orgId: string,
+  apiKey: string,
+  kept?: { id: string; secret: string },
+): Promise<{ id: string; secret: string }> {
   const api = adminApi(service.url, orgId, apiKey);
   const existing = ((await api('GET', '/oauth2/clients?limit=100')) as { client_id: string; client_name: string }[]).find((c) => c.client_name === CLIENT_NAME);
   let client: { id: string; secret: string };
@@ -53,8 +57,7 @@ export async function prepareDemoDelegation(service: RunningService, orgId: stri
     })) as { client_id: string; client_secret: string };
     client = { id: created.client_id, secret: created.client_secret };
   }
-  const { token } = (await api('POST', `/persons/${personId}/mint-token`, { scope: 'orders:read', expires_in: 3600 })) as { token: string };
-  return { client, personToken: token };
+  return client;
 }
 
 /** One token-exchange plugin in oauth_client mode in front of the echo upstream. */

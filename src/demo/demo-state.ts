@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { dataDirectory, sqliteFile } from '../config/data-dir.ts';
+import { loadServiceConfig } from '../config/service-config.ts';
 import { describe } from '../store/open-store.ts';
 import type { DemoConsole } from './demo-console.ts';
 import type { DemoVerification } from './demo-verification.ts';
@@ -14,12 +15,25 @@ import type { DemoVerification } from './demo-verification.ts';
 export interface DemoState {
   orgId: string;
   adminKey: string;
+  /** ada's id, for `tessera demo token` (absent in the state of an older demo). */
+  personId?: string;
   client?: { id: string; secret: string };
   /** The email verification's connection, its SCIM token and the integration key. */
   verification?: DemoVerification;
   /** ada's console password. */
   console?: DemoConsole;
   running?: { pid: number; serviceUrl: string; gatewayUrl: string };
+}
+
+/**
+ * The demo's configuration, read alike by `npm start` and `tessera demo token` so that both
+ * find one database and one kept state: the service's variables over the demo's defaults.
+ */
+export function demoSettings(env: Record<string, string | undefined>) {
+  // An empty variable counts as unset, so it must not erase the demo's defaults either.
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const { config, warnings } = loadServiceConfig({ TESSERA_DEV: '1', TESSERA_LOG_LEVEL: 'warn', ...given });
+  return { given, config, warnings, statePath: demoStatePath(config.databaseUrl, given) };
 }
 
 /**

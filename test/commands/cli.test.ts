@@ -74,7 +74,7 @@ describe('tessera CLI', () => {
       assert.match(result.stdout, /^Usage: tessera/);
     }
     assert.match((await runCli(['admin', '--help'])).stdout, /admin create-org .*\n.*admin rotate-keys/);
-    for (const command of [['service'], ['gateway'], ['admin', 'create-org'], ['admin', 'rotate-keys'], ['demo']]) {
+    for (const command of [['service'], ['gateway'], ['admin', 'create-org'], ['admin', 'rotate-keys'], ['demo'], ['demo', 'token']]) {
       const result = await runCli([...command, '--help']);
       assert.equal(result.code, 0, command.join(' '));
       assert.match(result.stdout, new RegExp(`^Usage: tessera ${command.join(' ')}`));
@@ -129,6 +129,20 @@ describe('tessera CLI', () => {
         const gateway = await runCli(['gateway'], env);
         assert.equal(gateway.code, 1, variable);
         assert.match(gateway.stderr, new RegExp(`${variable}: port ${port} on 127.0.0.1 is taken`));
+      }
+      const other = await busyPort();
+      try {
+        const both = await runCli(['gateway'], {
+          GATEWAY_PORT: String(port),
+          GATEWAY_ADMIN_PORT: String(other.port),
+          GATEWAY_DEFAULT_TARGET: 'http://127.0.0.1:9',
+          GATEWAY_LOG_LEVEL: 'silent',
+        });
+        assert.equal(both.code, 1);
+        assert.match(both.stderr, /2 ports cannot be used; set GATEWAY_PORT, GATEWAY_ADMIN_PORT to other ports:\n/, 'both ports in one message');
+        assert.match(both.stderr, new RegExp(`  GATEWAY_ADMIN_PORT: port ${other.port} on 127.0.0.1 is taken by another process`));
+      } finally {
+        other.server.close();
       }
     } finally {
       server.close();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,27 @@ async function runPrintedCurl(output: string, which = 0, fill: Record<string, st
   const body = /-d '([^']*)'/.exec(line)?.[1]?.replace(/<(\w+)>/g, (placeholder, name: string) => fill[name] ?? placeholder);
   const response = await fetch(url, { method, headers, body });
   return { status: response.status, body: await response.json() };
+}
+
+const repository = new URL('../..', import.meta.url);
+
+/**
+ * Runs a printed command line as a reader does: in bash, in the repository, in another shell
+ * that has none of the demo's variables (its data directory only as HOME); answers its JSON.
+ */
+function runInShell(line: string, home: string): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', ['-c', line], { cwd: repository, env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 60_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${line}\n${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+    );
+  });
+}
+
+/** The printed curl through the gateway (the one that takes a token), run in a shell. */
+function gatewayCurl(output: string): string {
+  const line = output.split('\n').find((l) => l.trim().startsWith('curl ') && l.includes('/orders/42'));
+  assert.ok(line, `no curl through the gateway in:\n${output}`);
+  return line.trim();
 }
 
 /** The printed initiate, the code out of the email the demo writes to its terminal, and the printed verify. */
@@ -62,12 +84,20 @@ describe('npm start (tessera demo)', () => {
         listed.body.result.map((p: { handles: { value: string }[] }) => p.handles[0]!.value),
         ['ada@example.com'],
       );
-      const throughGateway = await runPrintedCurl(out1, 1);
-      assert.equal(throughGateway.status, 200);
-      const personToken = /Authorization: Bearer ([^']+)'/.exec(out1)![1]!;
-      assert.equal(throughGateway.body.delegated_token_claims.sub, listed.body.result[0].id, 'the delegated token is for ada');
-      assert.match(throughGateway.body.delegated_token_claims.act.sub, /^cli_/, "with the gateway's client as actor");
-      assert.ok(!JSON.stringify(throughGateway.body).includes(personToken.slice(-20)), "ada's own token did not reach the upstream");
+      // The curl through the gateway takes a fresh token from "demo token", run in another shell.
+      assert.match(gatewayCurl(out1), /-H "Authorization: Bearer \$\(TESSERA_DATABASE=\S+ npm run --silent tessera -- demo token\)"$/);
+      const throughGateway = await runInShell(gatewayCurl(out1), dir);
+      assert.equal(throughGateway.delegated_token_claims.sub, listed.body.result[0].id, 'the delegated token is for ada');
+      assert.match(throughGateway.delegated_token_claims.act.sub, /^cli_/, "with the gateway's client as actor");
+      const minted = await runCli(['demo', 'token'], env);
+      assert.equal(minted.code, 0, minted.stderr);
+      const personToken = minted.stdout.trim();
+      assert.equal(minted.stdout, `${personToken}\n`, 'the token alone, for $(…)');
+      const claims = JSON.parse(Buffer.from(personToken.split('.')[1]!, 'base64url').toString());
+      assert.deepEqual([claims.sub, claims.scope, claims.exp - claims.iat], [listed.body.result[0].id, 'orders:read', 3600], "ada's, for an hour");
+      const gatewayUrl = / gateway +(http:\/\/\S+)/.exec(out1)![1]!;
+      const echoed = await (await fetch(`${gatewayUrl}/orders/42`, { headers: { authorization: `Bearer ${personToken}` } })).text();
+      assert.ok(!echoed.includes(personToken.slice(-20)), "ada's own token did not reach the upstream");
       const verification = await verifyAsPrinted(first, out1);
       assert.equal(verification.verified, true, 'one email verification end to end, as the banner says');
       assert.equal(verification.email.to, 'grace@example.com', "to the address the demo's directory holds");
@@ -80,7 +110,12 @@ describe('npm start (tessera demo)', () => {
       assert.match(second.stderr, /a demo of this database is already running \(process \d+\): service http:\/\/127\.0\.0\.1:\d+/);
       assert.ok(!second.stderr.includes('tsk_') && !second.stdout.includes('tsk_'), 'no secret printed again');
       assert.equal((await runPrintedCurl(out1)).status, 200, "the running demo's admin key still works");
-      assert.equal((await runPrintedCurl(out1, 1)).status, 200, "the running demo's gateway client still works");
+      assert.equal(gatewayCurl(second.stderr), gatewayCurl(out1), 'the curl through the gateway again');
+      assert.match(
+        (await runInShell(gatewayCurl(second.stderr), dir)).delegated_token_claims.act.sub,
+        /^cli_/,
+        "the running demo's gateway client still works",
+      );
 
       // Grace removed from the directory over SCIM, as a reader trying the deny-gate would: the next start puts her back.
       const { scimToken } = JSON.parse(readFileSync(state, 'utf8')).verification as { scimToken: string };
@@ -93,6 +128,9 @@ describe('npm start (tessera demo)', () => {
       first.kill('SIGINT');
       assert.equal(await exited(first), 0);
     }
+    const none = await runCli(['demo', 'token'], env);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, new RegExp(`tessera demo token: no demo of sqlite:${dir}/tessera.db is running: start one with "npm start"`));
 
     const third = spawnCli(['demo'], env);
     try {
@@ -104,7 +142,7 @@ describe('npm start (tessera demo)', () => {
       const again = await runPrintedCurl(out3);
       assert.equal(again.status, 200);
       assert.equal(again.body.result.length, 1, 'no second demo person');
-      assert.equal((await runPrintedCurl(out3, 1)).status, 200, 'the gateway works with the kept client secret');
+      assert.match((await runInShell(gatewayCurl(out3), dir)).delegated_token_claims.act.sub, /^cli_/, 'the gateway works with the kept client secret');
       const integrationKey = (out: string) => /Service-API-Key: (tsi_[^']+)'/.exec(out)![1]!;
       assert.equal(integrationKey(out3), integrationKey(out1), 'the integration key is reused');
       assert.equal(/"connection_id":"(con_\w+)"/.exec(out3)![1], /"connection_id":"(con_\w+)"/.exec(out1)![1], 'and the directory');
@@ -130,5 +168,38 @@ describe('npm start (tessera demo)', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('names every busy port in one message, and two of its own settings that name one port', async () => {
+    const servers = [createServer(), createServer()];
+    const ports: number[] = [];
+    for (const server of servers) {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      ports.push((server.address() as { port: number }).port);
+    }
+    try {
+      const { dir, env } = demoEnv({ TESSERA_PORT: String(ports[0]), GATEWAY_ADMIN_PORT: String(ports[1]) });
+      const busy = await runCli(['demo'], env);
+      assert.equal(busy.code, 1);
+      assert.equal(
+        busy.stderr,
+        `tessera demo: 2 ports cannot be used; set TESSERA_PORT, GATEWAY_ADMIN_PORT to other ports:\n` +
+          `  TESSERA_PORT: port ${ports[0]} on 127.0.0.1 is taken by another process\n` +
+          `  GATEWAY_ADMIN_PORT: port ${ports[1]} on 127.0.0.1 is taken by another process\n`,
+      );
+      assert.deepEqual(readdirSync(dir), [], 'nothing was written');
+    } finally {
+      for (const server of servers) server.close();
+    }
+    // Each would bind alone; the gateway's listen would then fail and be blamed on "another process".
+    const free = ports[0]!;
+    const { dir, env } = demoEnv({ TESSERA_PORT: String(free), GATEWAY_PORT: String(free) });
+    const same = await runCli(['demo'], env);
+    assert.equal(same.code, 1);
+    assert.match(
+      same.stderr,
+      new RegExp(`TESSERA_PORT and GATEWAY_PORT: both name port ${free} on 127.0.0.1, which only one can have; set GATEWAY_PORT to another port`),
+    );
+    assert.deepEqual(readdirSync(dir), [], 'nothing was written');
   });
 });

@@ -8,6 +8,10 @@
  * - A ```json block, or a plain ``` block, right after a shell block (only blank lines
  *   between) is that block's output; the test compares what the block printed with it.
  * - ```yaml blocks are gateway configurations; each is started with `tessera gateway --config`.
+ * - A block preceded by `<!-- file: PATH -->` on the line above its fence is a file the reader
+ *   saves: the shell session writes it to PATH (expanded by the shell, e.g. ${TMPDIR:-/tmp}/…)
+ *   at its place among the shell blocks, for the blocks after it to use; a YAML one is then
+ *   started by those blocks, not on its own.
  * - A block that must not run is preceded by `<!-- no-run: <reason> -->` on the line above
  *   its fence. The reason is required.
  * - A line `NAME='value'  # printed by npm start` stands for a value of the reader's own
@@ -22,6 +26,8 @@ export interface DocBlock {
   text: string;
   /** Set when the doc marks the block not to run: the reason it gives. */
   noRun?: string;
+  /** Set when the doc marks the block as a file the reader saves: where the shell session writes it. */
+  file?: string;
   /** The output block shown right after a shell block. */
   output?: DocBlock;
 }
@@ -29,8 +35,12 @@ export interface DocBlock {
 const SHELL = new Set(['sh', 'bash']);
 const OUTPUT = new Set(['json', '']);
 const NO_RUN = /^<!--\s*no-run:\s*(.*?)\s*-->$/;
+const FILE = /^<!--\s*file:\s*(\S.*?)\s*-->$/;
 
 export const isShell = (block: DocBlock): boolean => SHELL.has(block.lang);
+
+/** What runs in the doc's shell session, in order: its shell blocks and the files it saves. */
+export const runsInSession = (block: DocBlock): boolean => block.noRun === undefined && (isShell(block) || block.file !== undefined);
 
 /** Every fenced block of `markdown`, each shell block with the output block that follows it. */
 export function extractBlocks(markdown: string): DocBlock[] {
@@ -54,6 +64,8 @@ export function extractBlocks(markdown: string): DocBlock[] {
       if (!marker[1]) throw new Error(`line ${start}: a no-run marker must give its reason`);
       block.noRun = marker[1];
     }
+    const file = FILE.exec(lines[start - 1]?.trim() ?? '');
+    if (file) block.file = file[1];
     if (previous && isShell(previous) && blankSincePrevious && OUTPUT.has(block.lang) && !previous.output) previous.output = block;
     else blocks.push(block);
     previous = block;
@@ -86,10 +98,10 @@ export type PortMap = Record<number, number>;
 
 /**
  * Rewrites the docs' literal ports, wherever they name a port: in `127.0.0.1:PORT`, in a
- * `…_PORT=PORT` assignment, in a YAML `port: PORT`, and in `http.server PORT`.
+ * `…_PORT=PORT` assignment, in a YAML `port: PORT` or `admin_port: PORT`, and in `http.server PORT`.
  */
 export function rewritePorts(text: string, ports: PortMap): string {
-  return text.replace(/(127\.0\.0\.1:|localhost:|_PORT=|\bport: |http\.server )(\d{4,5})\b/g, (whole, before: string, port: string) => {
+  return text.replace(/(127\.0\.0\.1:|localhost:|_PORT=|\b(?:admin_)?port: |http\.server )(\d{4,5})\b/g, (whole, before: string, port: string) => {
     const to = ports[Number(port)];
     return to === undefined ? whole : `${before}${to}`;
   });

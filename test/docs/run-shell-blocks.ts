@@ -33,7 +33,10 @@ export async function runShellBlocks(doc: string, blocks: DocBlock[], demo: Docs
   // a server an example left in the background still holds the pipe open.
   const script = ['set -euo pipefail', `trap 'printf "\\n${marker}-exit %s\\n" $?' EXIT`];
   blocks.forEach((block, index) => {
-    script.push(`printf '\\n%s\\n' '${marker}-${index}'`, fillPrintedValues(rewritePorts(block.text, demo.ports), demo.printed));
+    const text = rewritePorts(block.text, demo.ports);
+    // A file the reader saves is written as they would save it: its text, untouched by the shell.
+    const step = block.file === undefined ? fillPrintedValues(text, demo.printed) : `cat > "${block.file}" <<'${marker}-file'\n${text}${marker}-file`;
+    script.push(`printf '\\n%s\\n' '${marker}-${index}'`, step);
   });
   writeFileSync(path, `${script.join('\n')}\n`);
 
@@ -48,6 +51,7 @@ export async function runShellBlocks(doc: string, blocks: DocBlock[], demo: Docs
   });
   let printed = '';
   const exitLine = new RegExp(`\\n${marker}-exit (\\d+)\\n`);
+  const closed = new Promise<void>((resolve) => bash.once('close', () => resolve()));
   const code = await new Promise<number | null>((resolve) => {
     const timer = setTimeout(() => resolve(null), timeoutMs);
     const done = (status: number | null) => {
@@ -63,11 +67,16 @@ export async function runShellBlocks(doc: string, blocks: DocBlock[], demo: Docs
     // would then be missed (seen under load as "exit status -1" for a block that had succeeded).
     bash.once('close', () => done(exitLine.test(printed) ? Number(exitLine.exec(printed)![1]) : -1));
   });
+  // A reader's script ends with the doc: whatever an example started must be stopped by the
+  // example (regression: `kill %1` stopped npm and left the gateway it started running).
+  const left = code === 0 ? await leftRunning(bash.pid!, closed) : undefined;
   try {
     process.kill(-bash.pid!, 'SIGTERM');
   } catch {
     // the group has ended: nothing was left running
   }
+  if (left !== undefined)
+    throw new Error(`${doc}: its examples left processes running after the last block (started in the background and never stopped):\n${left}`);
 
   const chunks = printed
     .replace(exitLine, '\n')
@@ -94,4 +103,26 @@ export function outputDifferences(doc: string, runs: BlockRun[], demo: DocsDemo)
       ? []
       : [`${doc}:${block.output.line} (output of the block at line ${block.line}):\n  ${differences.join('\n  ')}\n  --- printed:\n${output}`];
   });
+}
+
+/**
+ * What of the session's process group still runs once the session has ended: its pipe closed
+ * (a server left in the background holds it open) and its group empty, each given a few
+ * seconds (a server stopped without `wait` may still be draining). Undefined when nothing is.
+ */
+async function leftRunning(group: number, closed: Promise<void>): Promise<string | undefined> {
+  const deadline = Date.now() + 10_000;
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  for (;;) {
+    try {
+      process.kill(-group, 0);
+    } catch {
+      return undefined; // ESRCH: no process of the group is left
+    }
+    if (Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const listed = spawnSync('ps', ['-e', '-o', 'pgid=,pid=,args='], { encoding: 'utf8' });
+  const members = (listed.stdout ?? '').split('\n').filter((line) => line.trim().split(/\s+/)[0] === String(group));
+  return members.length > 0 ? members.join('\n') : `processes of group ${group}`;
 }

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +16,7 @@ function importIn(env: Record<string, string>, source: string) {
   const inherited = { ...process.env };
   delete inherited.TEST_DATABASE_URL;
   delete inherited.CI;
+  delete inherited.TESSERA_TEST_NOTICE_SHOWN; // set under npm test, whose global setup said it
   return spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', source], {
     env: { ...inherited, ...env },
     encoding: 'utf8',
@@ -55,5 +59,51 @@ describe('PostgreSQL runs under CI', () => {
     const child = importIn({ CI: 'true', TEST_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, callBackends);
     assert.equal(child.status, 0, child.stderr);
     assert.match(child.stdout, /^backends: sqlite,postgres$/m);
+  });
+});
+
+// Issue 27 §3: the notice was printed once per test file (101 times) and named a README
+// heading, "Tests", that is called "Test it".
+describe('the notice that PostgreSQL runs are left out', () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const inherited = { ...process.env };
+  delete inherited.TEST_DATABASE_URL;
+  delete inherited.CI;
+  delete inherited.TESSERA_TEST_NOTICE_SHOWN;
+  delete inherited.NODE_TEST_CONTEXT; // else the inner runner reports to this one, not to its stdout
+
+  it('is printed once per npm test run, however many files, and names a heading of the README', () => {
+    const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { test: string } }).scripts.test;
+    const setup = /--test-global-setup=(\S+)/.exec(script)?.[1];
+    assert.equal(setup, 'test/global-setup.ts', 'npm test runs the global setup');
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-notice-'));
+    try {
+      const files = ['one', 'two', 'three'].map((name) => {
+        const file = join(dir, `${name}.test.ts`);
+        writeFileSync(file, `import { it } from 'node:test';\n${callBackends}\nit('${name}', () => {});\n`);
+        return file;
+      });
+      const run = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--test', `--test-global-setup=${setup}`, ...files], {
+        cwd: root,
+        env: inherited,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(run.status, 0, run.stdout + run.stderr);
+      const notices = run.stdout.split('\n').filter((line) => line.includes('not registered: TEST_DATABASE_URL is unset'));
+      assert.equal(notices.length, 1, run.stdout);
+      const heading = /see README, "([^"]+)"/.exec(notices[0]!)?.[1];
+      assert.ok(heading, notices[0]);
+      assert.match(readFileSync(join(root, 'README.md'), 'utf8'), new RegExp(`^## ${heading}$`, 'm'), `the README has a heading "${heading}"`);
+      assert.equal(run.stdout.match(/backends: sqlite/g)?.length, 3, 'each file still ran SQLite only');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is printed once per process when a file runs on its own', () => {
+    const child = importIn({}, `${callBackends}\nbackends();\n${callReplicas}`);
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout.match(/not registered: TEST_DATABASE_URL is unset/g)?.length, 1, child.stdout);
   });
 });

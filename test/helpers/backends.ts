@@ -61,13 +61,22 @@ export function testDatabaseUrl(what: string): string | undefined {
         '(e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test, as .ci/run does), or unset CI to run SQLite only.',
     );
   }
-  console.log(`# ${what} not registered: TEST_DATABASE_URL is unset (see README, "Tests")`);
+  // Once per process, and not at all under `npm test`, whose global setup said it once for the run.
+  if (!process.env.TESSERA_TEST_NOTICE_SHOWN) {
+    console.log(postgresNotice(what));
+    process.env.TESSERA_TEST_NOTICE_SHOWN = '1';
+  }
   return undefined;
+}
+
+/** What is left out without TEST_DATABASE_URL, and the README section that says how to set it. */
+export function postgresNotice(what: string): string {
+  return `# ${what} not registered: TEST_DATABASE_URL is unset (see README, "Test it")`;
 }
 
 /**
  * SQLite always; PostgreSQL when TEST_DATABASE_URL names a database (CI sets it). Without it
- * the PostgreSQL runs are not registered at all, and this says so once per file; under CI
+ * the PostgreSQL runs are not registered at all, and this says so once (testDatabaseUrl); under CI
  * (CI set) a missing TEST_DATABASE_URL throws instead.
  */
 export function backends(): Backend[] {

@@ -189,4 +189,35 @@ describe('Key ring faults', () => {
       await t.close();
     }
   });
+
+  it('says which secret sealed a key it cannot open, when it is the development secret or when the development secret is not', async () => {
+    const { DEVELOPMENT_SECRET } = await import('../../src/config/service-config.ts');
+    const { KeyRing } = await import('../../src/oauth/keys/key-ring.ts');
+    const other = 'a-different-secret-of-at-least-32-chars';
+    // A demo's database (npm start: TESSERA_DEV=1, no TESSERA_SECRET) opened with a TESSERA_SECRET.
+    const demo = await startTestService(backends()[0]!, { TESSERA_DEV: '1', TESSERA_SECRET: '' });
+    try {
+      await assert.rejects(
+        new KeyRing(demo.service.store, other).init(),
+        /cannot unseal signing key \w+: TESSERA_SECRET is not the secret it was sealed with, which is the development secret \(TESSERA_DEV=1 without TESSERA_SECRET, as npm start runs\); run with TESSERA_DEV=1 and TESSERA_SECRET unset/,
+      );
+      await new KeyRing(demo.service.store, DEVELOPMENT_SECRET).init();
+    } finally {
+      await demo.close();
+    }
+    // The other way round: a database of a TESSERA_SECRET opened in development mode.
+    const sealed = await startTestService(backends()[0]!);
+    try {
+      await assert.rejects(
+        new KeyRing(sealed.service.store, DEVELOPMENT_SECRET).init(),
+        /cannot unseal signing key \w+: it was sealed with a TESSERA_SECRET, not with the development secret .*; set TESSERA_SECRET to the secret it was sealed with/,
+      );
+      await assert.rejects(
+        new KeyRing(sealed.service.store, other).init(),
+        /TESSERA_SECRET is not the secret it was sealed with \(nor the development secret of TESSERA_DEV=1\)/,
+      );
+    } finally {
+      await sealed.close();
+    }
+  });
 });

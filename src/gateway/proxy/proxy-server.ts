@@ -24,7 +24,7 @@ export interface ProxyParts {
 export function createProxyServer(config: GatewayConfig, plugins: readonly RequestPlugin[], log: Logger, { pools, metrics, closing }: ProxyParts): Server {
   const router = new Router(config.urls, config.defaultTarget);
 
-  async function handle(request: IncomingMessage, response: ServerResponse, requestId: string): Promise<number> {
+  async function handle(request: IncomingMessage, response: ServerResponse, requestId: string, started: number): Promise<number> {
     if (closing())
       throw new GatewayError('GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry', { headers: { connection: 'close', 'retry-after': '1' } });
     const inbound = readInbound(request, config.requests);
@@ -32,9 +32,14 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
     if (!match) throw new GatewayError('GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
     const { route, foldedRule } = match;
     const headers = forwardableHeaders(request.headers);
+    // The access log's plugins, gathered only when it is written: at info and above it costs nothing.
+    const ran: string[] | undefined = log.isLevelEnabled('debug') ? [] : undefined;
     for (const plugin of plugins) {
       const enabled = (route.rule?.plugins[plugin.id] ?? plugin.enabled) || (foldedRule?.plugins[plugin.id] ?? plugin.enabled);
-      if (enabled) await plugin.run({ request, inbound, headers, route });
+      if (enabled) {
+        await plugin.run({ request, inbound, headers, route });
+        ran?.push(plugin.id);
+      }
     }
     setForwardingHeaders(headers, request, { host: inbound.hostText, trustedProxies: config.requests.trustedProxies });
     // After the plugins, so the upstream always sees the id the caller's answer and our log carry.
@@ -50,6 +55,22 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
     });
     if (!outcome.delivered)
       log.debug({ requestId, status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
+    // The access log: the path as sent upstream but never its query, which may carry a secret,
+    // and no header; refusals are logged where they are answered.
+    if (ran)
+      log.debug(
+        {
+          requestId,
+          method: request.method,
+          path: `${route.basePath}${inbound.target.path}`,
+          upstream: route.origin,
+          rule: route.rule?.pattern ?? 'default_target',
+          plugins: ran,
+          status: outcome.status,
+          durationMs: Math.round(performance.now() - started),
+        },
+        'proxied',
+      );
     return outcome.status;
   }
 
@@ -63,7 +84,7 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
       const requestId = requestIdOf(request);
       // Set before anything is written: an upstream's answer keeps it unless it sends its own.
       response.setHeader('x-request-id', requestId);
-      handle(request, response, requestId).then(
+      handle(request, response, requestId, started).then(
         (status) => metrics.observe(status, started),
         (error: unknown) => {
           const known =

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { SingleFlightOne } from '../../concurrency/single-flight.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../../config/defaults.ts';
+import { DEVELOPMENT_SECRET } from '../../config/service-config.ts';
 import { newId } from '../../crypto/ids.ts';
 import { SecretBox } from '../../crypto/secret-box.ts';
 import type { SigningKeyStore } from '../../store/signing-keys/store.ts';
@@ -40,8 +41,11 @@ export class KeyRing {
   /** Why the active key could not be unsealed, if it could not: signing fails, verifying goes on. */
   #sealError: Error | undefined;
 
+  readonly #secret: string;
+
   constructor(store: SigningKeyStore, secret: string, now: () => number = Date.now) {
     this.#store = store;
+    this.#secret = secret;
     this.#box = new SecretBox(secret, 'signing-key-encryption');
     this.#now = now;
   }
@@ -114,7 +118,7 @@ export class KeyRing {
           const privateJwk = JSON.parse(this.#box.open(record.sealedPrivateJwk)) as JsonWebKey;
           active = { kid: record.kid, privateKey: createPrivateKey({ key: privateJwk, format: 'jwk' }) };
         } catch {
-          sealError = new Error(`cannot unseal signing key ${record.kid}: TESSERA_SECRET is not the secret it was sealed with`);
+          sealError = new Error(`cannot unseal signing key ${record.kid}: ${this.#whySealed(record.sealedPrivateJwk)}`);
         }
       }
     }
@@ -122,5 +126,22 @@ export class KeyRing {
     this.#active = active;
     this.#sealError = sealError;
     this.#loadedAt = now;
+  }
+
+  /**
+   * Which secret sealed a key this one cannot open, when that can be known: the development
+   * secret (TESSERA_DEV=1 without TESSERA_SECRET, what `npm start` runs) is tried, so that
+   * the service started on a demo's database says so instead of only "not this secret".
+   */
+  #whySealed(sealed: string): string {
+    const development = 'the development secret (TESSERA_DEV=1 without TESSERA_SECRET, as npm start runs)';
+    if (this.#secret === DEVELOPMENT_SECRET)
+      return `it was sealed with a TESSERA_SECRET, not with ${development}; set TESSERA_SECRET to the secret it was sealed with`;
+    try {
+      new SecretBox(DEVELOPMENT_SECRET, 'signing-key-encryption').open(sealed);
+    } catch {
+      return 'TESSERA_SECRET is not the secret it was sealed with (nor the development secret of TESSERA_DEV=1); set it to the one it was sealed with';
+    }
+    return `TESSERA_SECRET is not the secret it was sealed with, which is ${development}; run with TESSERA_DEV=1 and TESSERA_SECRET unset (development only), or use another database`;
   }
 }

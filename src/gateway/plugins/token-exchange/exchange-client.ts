@@ -77,6 +77,16 @@ function refusal(status: number, body: { error?: unknown; error_description?: un
   const description = printable(body?.error_description, 200) ?? '';
   const cause = new Error(`${status} ${code}${description ? `: ${description}` : ''}`);
   if (status >= 500) return new GatewayError('GATEWAY_TOKEN_ENDPOINT_FAILED', `${what} failed: the token endpoint failed (${status} ${code})`, { cause });
+  // An expired subject is the one refusal its caller can act on alone (by getting a new token),
+  // so it is named; the description is matched whole, never passed on.
+  if (description === 'subject_token has expired')
+    return new GatewayError(
+      'GATEWAY_SUBJECT_REFUSED',
+      `${what} failed: the token endpoint refused the subject token, which has expired (${code}); get a new one`,
+      {
+        cause,
+      },
+    );
   if (description.startsWith('subject_token'))
     return new GatewayError('GATEWAY_SUBJECT_REFUSED', `${what} failed: the token endpoint refused the subject token (${code})`, { cause });
   if (description.startsWith('actor_token'))

@@ -64,14 +64,14 @@ export interface Redeemed {
 }
 
 /**
- * Redeems an invitation with the password the person chose (design §9): held to the new-password
+ * Redeems an invitation (as openInvitation found it) with the password the person chose (design §9): held to the new-password
  * rules, hashed under the policy, and then in one transaction the link is taken (spent, or marked
  * for the second factor still owed; of concurrent redemptions one wins), whatever the person
  * held is replaced by the password (their generation raised, ending their tokens and sessions),
  * their attempt counters start again, and the redemption is recorded.
  */
-export async function redeemInvitation(deps: RedemptionDeps, token: string, password: string): Promise<Redeemed> {
-  const { invitation, org, person, secondFactorOwed } = await openInvitation(deps, token);
+export async function redeemInvitation(deps: RedemptionDeps, opened: OpenInvitation, password: string): Promise<Redeemed> {
+  const { invitation, org, person, secondFactorOwed } = opened;
   const problem = newPasswordProblem(password, { organizationName: org.name, handles: person.handles.map((handle) => handle.value) });
   if (problem) throw invalidField('password', problem);
   const prepared = await passwordCredentialType.prepare({ password_hash: await hashPassword(password, deps.pool, deps.policy) }, deps.context);

@@ -50,7 +50,7 @@ export function invitationRoutes(deps: ConsoleDeps) {
           opened = await openInvitation(redemption, token);
           if (password !== field(request.body, 'password_again'))
             throw new ApiError('INVALID_FIELD', 'password_again: does not match the password; type the same password twice');
-          const redeemed = await redeemInvitation(redemption, token, password);
+          const redeemed = await redeemInvitation(redemption, opened, password);
           if (!redeemed.person.console) return passwordSetPage(reply, ctx, opened);
           const { org, person, amr } = redeemed;
           // The session carries what was just proven; one who owes a second factor is kept to the enrolment page.

@@ -12,7 +12,26 @@ export function invitationUrl(issuer: string, token: string): string {
   return `${issuer}${INVITATION_PATH}/${token}`;
 }
 
-/** A request URL as logs may show it: an invitation's token replaced. */
+/** %XX sequences as the characters they stand for, leniently (a stray % stays); repeated, for %2569. */
+function percentDecoded(url: string): string {
+  let text = url;
+  for (let round = 0; round < 3; round++) {
+    const next = text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    if (next === text) break;
+    text = next;
+  }
+  return text;
+}
+
+/**
+ * A request URL as logs may show it: an invitation's token replaced. Not only the exact path the
+ * link has: the router opens the page for an absolute-form target (GET http://host/console/…,
+ * as a forward proxy sends it) and a percent-encoded path (/console/%69nvitation/…), and a
+ * mistyped one (//console/…, another case, a dot segment) still carries a working token; each
+ * was logged as it came. So any URL that, decoded, has "invitation" followed by anything other
+ * than a letter is redacted whole ("/console/invitation", the form's own address, and
+ * "/persons/…/invitations" are not).
+ */
 export function redactInvitationToken(url: string): string {
-  return url.startsWith(`${INVITATION_PATH}/`) ? `${INVITATION_PATH}/[redacted]` : url;
+  return /invitation[^a-z]/.test(percentDecoded(url).toLowerCase()) ? `${INVITATION_PATH}/[redacted]` : url;
 }

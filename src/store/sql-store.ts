@@ -5,7 +5,7 @@ import { sqlConnectionStore } from './connections/sql.ts';
 import { sqlConsoleSessionStore } from './console-sessions/sql.ts';
 import { sqlCredentialStore } from './credentials/sql.ts';
 import { sqlIdentityStore } from './identities/sql.ts';
-import { sqlInvitationStore } from './invitations/sql.ts';
+import { closeHalfUsedInvitation, sqlInvitationStore } from './invitations/sql.ts';
 import { sqlOrganizationStore } from './organizations/sql.ts';
 import type { PartyDeletionStep } from './party-deletion.ts';
 import { type GenerationStep, raiseGenerationIn, sqlPersonStore } from './persons/sql.ts';
@@ -28,8 +28,9 @@ export function sqlStore(db: SqlDriver): Store {
   // What else must go, in the deleting transaction, when a person or a client is deleted.
   // (A person's credentials go by the foreign key's ON DELETE CASCADE, in the same statement.)
   const onPartyDeleted: PartyDeletionStep[] = [revokeTokensOfParty, forgetAttemptsOfParty];
-  // What else ends when a person's generation is raised: their opaque tokens, as at deletion.
-  const onGenerationRaised: GenerationStep[] = [revokeTokensOfParty];
+  // What else ends when a person's generation is raised: their opaque tokens, as at deletion, and
+  // an invitation link kept open only for the second factor still owed.
+  const onGenerationRaised: GenerationStep[] = [revokeTokensOfParty, closeHalfUsedInvitation];
   const raiseGeneration: GenerationStep = (tx, orgId, personId, at) => raiseGenerationIn(tx, onGenerationRaised, orgId, personId, at);
   // Typed as the intersection of the parts, so leaving a module out fails to compile here.
   const store: Store = composeStores(

@@ -3,6 +3,7 @@ import { backends } from '../helpers/backends.ts';
 import { apiRows } from './api.rows.ts';
 import { gatewayRows } from './gateway.rows.ts';
 import { type SecurityStack, startSecurityStack } from './harness.ts';
+import { invitationRows } from './invitations.rows.ts';
 import { listenerRows } from './listeners.rows.ts';
 import { loginRows } from './logins.rows.ts';
 import type { SecurityRow } from './rows.ts';
@@ -15,6 +16,7 @@ const TABLES: [string, SecurityRow[]][] = [
   ['api', apiRows],
   ['logins and console', loginRows],
   ['listeners', listenerRows],
+  ['invitations', invitationRows],
 ];
 
 for (const backend of backends()) {

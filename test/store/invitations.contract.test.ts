@@ -93,4 +93,23 @@ contractOnEveryBackend<InvitationStore & PersonStore & OrganizationStore & Crede
     assert.equal((await store.getPerson(a.id, p.id))?.generation, p.generation + 1);
     assert.equal(await store.replaceCredentialsOfPerson(password(a.id, 'per_nobody'), 3_000), undefined);
   });
+
+  it('closes a half-used invitation when anything after its password raises the generation; an unused one, or one set at that time, stays', async () => {
+    const { store } = t;
+    const a = await storedOrg(store);
+    const [p, q] = [person(a.id), person(a.id)];
+    for (const one of [p, q]) await store.createPerson(one);
+    const [half, unused] = [invitation(a.id, p.id), invitation(a.id, q.id)];
+    for (const one of [half, unused]) await store.putInvitation(one);
+    await store.setInvitationPasswordSet(half.tokenHash, null, 3_000);
+    await store.replaceCredentialsOfPerson(password(a.id, p.id), 3_000);
+    assert.equal(await store.replaceCredentialsOfPerson(password(a.id, p.id), 3_000), 1, 'a redemption at the time it set the password');
+    assert.equal((await store.getInvitationByToken(half.tokenHash, 3_000))?.passwordSetAt, 3_000);
+    const totp = { ...password(a.id, p.id), type: 'totp' };
+    await store.createCredential(totp);
+    assert.equal(await store.deleteCredential(a.id, p.id, totp.id, 4_000), true);
+    assert.equal(await store.getInvitationByToken(half.tokenHash, 4_000), undefined, 'closed by the removal after it');
+    assert.notEqual(await store.raisePersonGeneration(a.id, q.id, 4_000), undefined);
+    assert.deepEqual(await store.getInvitationByToken(unused.tokenHash, 4_000), unused, 'a link nobody used yet is not closed');
+  });
 });

@@ -1,5 +1,5 @@
 import { optionalTime, time } from '../rows.ts';
-import type { SqlDriver } from '../sql-driver.ts';
+import type { SqlDriver, SqlExecutor } from '../sql-driver.ts';
 import type { Invitation, InvitationStore } from './store.ts';
 
 interface InvitationRow {
@@ -27,6 +27,19 @@ function toInvitation(row: InvitationRow): Invitation {
 /** `password_set_at` as read: a NULL compares with IS NULL, a time with =. */
 function asRead(expected: number | null, parameter: string): string {
   return expected === null ? 'password_set_at IS NULL' : `password_set_at = ${parameter}`;
+}
+
+/**
+ * A GenerationStep (persons/sql.ts): a link whose password is set and that waits only for the
+ * person's second factor is closed when their generation is raised by anything else since (a
+ * credential deleted, their roles changed, signed out everywhere). It was open lazily, until
+ * opened while they held a second factor: a factor added and then removed before anyone opened it
+ * (lost phone, the admin deleting it) brought a link back that had done its work, and its next
+ * holder reset the person's sign-in again. The redemption that set the password raises the
+ * generation itself (the reset's removal) at the very time it records: `<` keeps that one open.
+ */
+export function closeHalfUsedInvitation(tx: SqlExecutor, orgId: string, personId: string, at: number): Promise<number> {
+  return tx.run('DELETE FROM invitations WHERE org_id = $1 AND person_id = $2 AND password_set_at IS NOT NULL AND password_set_at < $3', [orgId, personId, at]);
 }
 
 /** The invitation store over either SQL dialect: table invitations, one row per person, going with the person. */

@@ -15,7 +15,8 @@ export interface Invitation {
   /**
    * When the password was set through it, for a person who still owes a second factor: the
    * link stays open (for that person, in a browser that lost its session) until the factor is
-   * added, and is spent then. Null until the password is set.
+   * added, and is spent then; anything else that raises their generation meanwhile closes it
+   * (closeHalfUsedInvitation). Null until the password is set.
    */
   passwordSetAt: number | null;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RECENT_SIGN_IN_MS } from '../../src/authn/assurance.ts';
+import { addTotp } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { ConsoleAgent, type ConsolePerson, consolePerson, signInWithPassword } from '../helpers/console.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
@@ -58,6 +59,23 @@ for (const backend of backends()) {
       const asked = await agent.post(`/console/admin/persons/${holder.id}/invitation`, { lifetime_hours: '72' }, page.csrf);
       assert.deepEqual([asked.status, asked.location], [303, `/console/confirm?next=${encodeURIComponent(`/console/admin/persons/${holder.id}`)}`]);
       assert.equal((await invitationEvents()).length, before, 'nothing made before the confirmation');
+    });
+
+    it('says no link is open once a half-used one (password set) is spent by the second factor added since', async () => {
+      const created = await t.call('POST', '/persons', {
+        as: org,
+        body: { handles: [{ type: 'email_address', value: 'half@example.com' }], roles: ['verifier'] },
+      });
+      const id = created.body.result.id as string;
+      const { url } = (await t.call('POST', `/persons/${id}/invitations`, { as: org })).body.result;
+      const theirs = new ConsoleAgent(t.url);
+      const form = await theirs.get(new URL(url).pathname);
+      const token = new URL(url).pathname.split('/').at(-1)!;
+      const password = 'a quiet lighthouse at dawn';
+      assert.equal((await theirs.post('/console/invitation', { token, password, password_again: password }, form.csrf)).status, 200);
+      assert.match((await agent.get(`/console/admin/persons/${id}`)).html, /The password is set; the link is spent once they add a second factor\./);
+      await addTotp(t, org, id);
+      assert.match((await agent.get(`/console/admin/persons/${id}`)).html, /No invitation link is open\./);
     });
 
     it('refuses a lifetime it does not offer, naming the field (400), and makes nothing', async () => {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { needsTwoFactors } from '../../authn/assurance.ts';
+import { hasSecondFactor, needsTwoFactors } from '../../authn/assurance.ts';
 import type { MadeInvitation } from '../../invitations/invite.ts';
 import type { Invitation } from '../../store/invitations/store.ts';
 import type { Person } from '../../store/types.ts';
@@ -22,7 +22,9 @@ export async function signInStanding(deps: Pick<ConsoleDeps, 'store' | 'now'>, p
     deps.store.listCredentials(person.orgId, person.id, { position: { kind: 'first' }, limit: 1 }),
     deps.store.getInvitationOfPerson(person.orgId, person.id, deps.now()),
   ]);
-  return { holdsCredentials: held.items.length > 0, invitation };
+  // A half-used link (password set) is spent once a second factor is there, though the row goes only when next opened.
+  const spent = invitation?.passwordSetAt != null && (await hasSecondFactor(deps.store, person.orgId, person.id));
+  return { holdsCredentials: held.items.length > 0, invitation: spent ? undefined : invitation };
 }
 
 /** The choices of how long a link works, in hours; the API takes any number of seconds in its range. */

@@ -154,10 +154,10 @@ describe('tessera CLI', () => {
       /^tessera service: warning: TESSERA_SECRT configures nothing \(no such service setting\); did you mean TESSERA_SECRET\?.*\ntessera service: invalid configuration:\n {2}TESSERA_SECRET: is required/,
     );
 
-    const child = spawnCli(['service'], { TESSERA_PORT: '0', TESSERA_DEV: '1', TESSERA_DATABASE, TESSERA_PROT: '8080', TESSERA_LOG_LEVEL: 'warn' });
+    const child = spawnCli(['service'], { TESSERA_PORT: '0', TESSERA_DEV: '1', TESSERA_DATABASE, TESSERA_PROT: '8080' });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
-    const stdout = await waitForOutput(child, 'TESSERA_PROT');
+    const stdout = await waitForOutput(child, 'tessera service started');
     child.kill('SIGTERM');
     assert.equal(await exited(child), 0);
     assert.match(

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from './commands/command.ts';
+import { levenshtein, typoDistance } from './validation/nearest-name.ts';
 
 interface CommandEntry {
   /** As typed after `tessera`, e.g. `admin create-org`. */
@@ -7,6 +8,17 @@ interface CommandEntry {
   summary: string;
   /** Imported only when chosen: a gateway process should not carry the service's modules. */
   load(): Promise<Command>;
+}
+
+// The admin commands' modules, one per noun.
+const persons = () => import('./commands/admin/persons.ts');
+const clients = () => import('./commands/admin/clients.ts');
+const apiKeys = () => import('./commands/admin/api-keys.ts');
+const connections = () => import('./commands/admin/connections.ts');
+
+/** Entries of `tessera admin <verb-noun>`, one line each: [verb-noun, summary, load]. */
+function adminCommands(entries: [string, string, CommandEntry['load']][]): CommandEntry[] {
+  return entries.map(([name, summary, load]) => ({ name: `admin ${name}`, summary, load }));
 }
 
 const commands: readonly CommandEntry[] = [
@@ -26,6 +38,20 @@ const commands: readonly CommandEntry[] = [
     summary: 'make a new token signing key active and retire the current one',
     load: async () => (await import('./commands/rotate-keys.ts')).rotateKeysCommand,
   },
+  // Design §9: what an admin key manages, on the configured database, audited with operator cli.
+  ...adminCommands([
+    ['create-person', 'create a person with handles, roles and console membership', async () => (await persons()).createPersonCommand],
+    ['list-persons', "list the organisation's persons", async () => (await persons()).listPersonsCommand],
+    ['delete-person', 'delete a person and everything of theirs', async () => (await persons()).deletePersonCommand],
+    ['reset-attempts', "end a person's lock: reset their failed-attempt counters", async () => (await persons()).resetAttemptsCommand],
+    ['create-client', 'register an OAuth2 client and print its secret', async () => (await clients()).createClientCommand],
+    ['list-clients', "list the organisation's OAuth2 clients", async () => (await clients()).listClientsCommand],
+    ['rotate-client-secret', "replace a client's secret and print the new one", async () => (await clients()).rotateClientSecretCommand],
+    ['delete-client', 'delete an OAuth2 client and revoke its tokens', async () => (await clients()).deleteClientCommand],
+    ['create-api-key', 'create an admin or integration API key and print it', async () => (await apiKeys()).createApiKeyCommand],
+    ['revoke-api-key', 'revoke an API key (never the last admin key)', async () => (await apiKeys()).revokeApiKeyCommand],
+    ['create-connection', 'connect an identity directory (SCIM push or pull)', async () => (await connections()).createConnectionCommand],
+  ]),
   {
     name: 'dev passkey',
     summary: 'a software passkey: answer WebAuthn options from a shell',
@@ -43,7 +69,8 @@ const commands: readonly CommandEntry[] = [
   },
 ];
 
-const list = (entries: readonly CommandEntry[]) => entries.map((c) => `  ${c.name.padEnd(18)} ${c.summary}`).join('\n');
+const width = Math.max(...commands.map((c) => c.name.length));
+const list = (entries: readonly CommandEntry[]) => entries.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
 
 const overview = `Usage: tessera <command> [options]
 
@@ -78,6 +105,24 @@ function findCommand(args: string[]): { entry: CommandEntry; rest: string[] } | 
   return undefined;
 }
 
+/** The command a mistyped one likely meant: each name compared with as many words as it has. */
+function meantCommand(args: string[]): string | undefined {
+  let meant: string | undefined;
+  let least = Number.POSITIVE_INFINITY;
+  for (const { name } of commands) {
+    const typed = args.slice(0, name.split(' ').length).join(' ');
+    const distance = levenshtein(typed, name);
+    if (distance <= typoDistance(typed) && distance < least) [meant, least] = [name, distance];
+  }
+  return meant;
+}
+
+/** "unknown command", and the command likely meant when one is close. */
+function unknownCommand(args: string[]): string {
+  const meant = meantCommand(args);
+  return `unknown command "${args.join(' ')}"${meant ? `; did you mean ${meant}?` : ''}`;
+}
+
 async function main(args: string[]): Promise<number> {
   if (args.length === 0 || args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
     process.stdout.write(overview);
@@ -92,12 +137,12 @@ async function main(args: string[]): Promise<number> {
   if (group !== undefined) {
     // `tessera admin --help` asks for the group; `tessera admin` alone is a usage mistake.
     const asked = args.length === 2 && ['--help', '-h'].includes(args[1]!);
-    const complaint = args.length === 1 ? `"${args[0]}" needs a command` : `unknown command "${args.join(' ')}"`;
+    const complaint = args.length === 1 ? `"${args[0]}" needs a command` : unknownCommand(args);
     (asked ? process.stdout : process.stderr).write(asked ? group : `tessera: ${complaint}\n\n${group}`);
     return asked ? 0 : 2;
   }
   if (!found) {
-    process.stderr.write(`tessera: unknown command "${args.join(' ')}"\n\n${overview}`);
+    process.stderr.write(`tessera: ${unknownCommand(args)}\n\n${overview}`);
     return 2;
   }
   try {

@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { apiKeyOperator, operatorFields } from '../audit/admin-events.ts';
+import { apiKeyOperator } from '../audit/admin-events.ts';
 import { personNotFound } from '../errors/api-error.ts';
 import { commonErrors, Envelope } from '../http/envelope.ts';
 import { requireApiKey, tenantOf } from '../http/org-auth.ts';
-import { recordEvent } from '../store/audit/record-event.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { AuthnAttemptStore, PersonAttemptRecord } from '../store/authn/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { PersonStore } from '../store/persons/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
 import { decideAttempt } from './attempt-policy.ts';
+import { resetAttemptsOfPerson } from './attempt-reset.ts';
 import { handleCounterSubjects } from './attempt-subject.ts';
 
 const PersonParams = Type.Object({ person_id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -78,18 +78,7 @@ export function attemptRoutes(store: AttemptRouteStore, now: () => number, hashC
       },
       async (request, reply) => {
         const { org } = tenantOf(request);
-        const personId = request.params.person_id;
-        const person = await store.getPerson(org.id, personId);
-        if (!person) throw personNotFound();
-        const at = now();
-        await store.inTransaction(async (tx) => {
-          const cleared = await tx.clearAuthnAttemptsOfPerson(org.id, personId, handleCounterSubjects(org.id, person, hashCode));
-          await recordEvent(tx, at, org.id, 'authn.attempts_reset', {
-            person_id: personId,
-            counters: cleared,
-            ...operatorFields(apiKeyOperator(request)),
-          });
-        });
+        await resetAttemptsOfPerson(store, org.id, request.params.person_id, hashCode, apiKeyOperator(request), now());
         return reply.code(204).send(null);
       },
     );

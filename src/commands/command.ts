@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { likelyMeant } from '../validation/nearest-name.ts';
 
 export interface Command {
   /** As typed after `tessera`, e.g. `admin create-org`. */
@@ -13,12 +14,29 @@ export class UsageError extends Error {
   readonly code = 'USAGE';
 }
 
+/** What a command was asked is refused by the data (an unknown id, a conflict): the message says why, exit status 1. */
+export class CommandRefusal extends Error {
+  readonly code = 'REFUSED';
+}
+
 export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(command: string, args: string[], options: T) {
+  const all = { ...options, help: { type: 'boolean', short: 'h' } } as const;
   try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true }).values;
+    return parseArgs({ args, options: all, allowPositionals: false, strict: true }).values;
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nRun "tessera ${command} --help" for usage.`);
+    throw new UsageError(`${describeParseError(error as Error & { code?: string }, Object.keys(all))}\nRun "tessera ${command} --help" for usage.`);
   }
+}
+
+/** parseArgs's refusal, with the option meant when an unknown one is a likely typo of it ("did you mean --name?"). */
+function describeParseError(error: Error & { code?: string }, names: readonly string[]): string {
+  const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(--?[^'=]+)/.exec(error.message)?.[1] : undefined;
+  if (unknown === undefined) return error.message;
+  const meant = likelyMeant(
+    unknown,
+    names.map((name) => `--${name}`),
+  );
+  return `${error.message}${meant ? `; did you mean ${meant}?` : ''}`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { loadServiceConfig } from '../config/service-config.ts';
 import { createOrganization } from '../organizations/create-organization.ts';
 import { describe, openStore } from '../store/open-store.ts';
 import { type Command, DATABASE_ENVIRONMENT, parseOptions, UsageError } from './command.ts';
+import { warnOfUnknownVariables } from './variable-warnings.ts';
 
 export const createOrgCommand: Command = {
   name: 'admin create-org',
@@ -25,6 +26,7 @@ ${DATABASE_ENVIRONMENT}
     const options = parseOptions('admin create-org', args, { name: { type: 'string' }, json: { type: 'boolean' } });
     if (options.help) return void process.stdout.write(createOrgCommand.help);
     if (options.name === undefined) throw new UsageError('--name: is required\nRun "tessera admin create-org --help" for usage.');
+    warnOfUnknownVariables('admin create-org');
     // The secret is not needed to create an organisation; development mode spares asking for it.
     const { config } = loadServiceConfig({ ...process.env, TESSERA_DEV: process.env.TESSERA_SECRET ? process.env.TESSERA_DEV : '1' });
     const { store } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });

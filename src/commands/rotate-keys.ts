@@ -3,6 +3,7 @@ import { loadServiceConfig } from '../config/service-config.ts';
 import { KeyRing } from '../oauth/keys/key-ring.ts';
 import { openStore } from '../store/open-store.ts';
 import { type Command, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
+import { warnOfUnknownVariables } from './variable-warnings.ts';
 
 export const rotateKeysCommand: Command = {
   name: 'admin rotate-keys',
@@ -24,6 +25,7 @@ ${DATABASE_ENVIRONMENT}
   async run(args) {
     const options = parseOptions('admin rotate-keys', args, {});
     if (options.help) return void process.stdout.write(rotateKeysCommand.help);
+    warnOfUnknownVariables('admin rotate-keys');
     const { config } = loadServiceConfig();
     const { store } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
     try {

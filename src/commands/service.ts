@@ -1,15 +1,19 @@
+import cluster from 'node:cluster';
 import { loadServiceConfig } from '../config/service-config.ts';
+import { unknownServiceVariableWarnings } from '../config/unknown-variables.ts';
 import { explainListenError } from '../runtime/ports.ts';
 import { primaryReport } from '../runtime/primary-report.ts';
 import { runWorkers } from '../runtime/run-workers.ts';
 import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
+import { warnOfUnknownVariables } from './variable-warnings.ts';
 
 export const serviceCommand: Command = {
   name: 'service',
   help: `Usage: tessera service
 
 Runs the identity service. Configured by environment variables only; every one is
-listed with its default and rule in docs/configuration.md.
+listed with its default and rule in docs/configuration.md. A TESSERA_* variable that
+configures nothing is warned about, with the closest valid name.
 
 Options:
   -h, --help                  this text
@@ -30,6 +34,11 @@ ${DATABASE_ENVIRONMENT}
   async run(args) {
     const options = parseOptions('service', args, {});
     if (options.help) return void process.stdout.write(serviceCommand.help);
+    // On stderr as well as in the log, as the gateway does: a log shipped elsewhere or a level of
+    // error must not hide a setting that does nothing from the operator at the terminal. Once,
+    // by the first process, and before the settings are checked: a mistyped TESSERA_SECRET is
+    // then named beside the refusal it causes.
+    const unknown = cluster.isPrimary ? warnOfUnknownVariables('service') : unknownServiceVariableWarnings(process.env);
     const { config, warnings } = loadServiceConfig();
     if (!(await runWorkers(config.workers, 1, primaryReport('tessera service', config.logLevel)))) return;
     // Imported here, not above: a primary that only watches its workers need not hold the service.
@@ -37,7 +46,7 @@ ${DATABASE_ENVIRONMENT}
     const service = await startService(config).catch((error: unknown) => {
       throw explainListenError(error, [{ setting: 'TESSERA_PORT', host: config.host, port: config.port }]);
     });
-    for (const warning of warnings) service.app.log.warn(warning);
+    for (const warning of [...unknown, ...warnings]) service.app.log.warn(warning);
     service.app.log.info({ url: service.url, issuer: service.issuer, database: describe(config.databaseUrl) }, 'tessera service started');
     closeOnSignals(() => service.close());
   },

@@ -7,7 +7,8 @@ import type { Handle, Person, PersonRole } from '../store/types.ts';
 import { canonicalHandle, handleProblem } from '../validation/handle.ts';
 
 // The changes an administrator makes to persons, whichever door they come through (API key,
-// console, CLI): each change and its audit event naming the operator commit in one transaction.
+// console, CLI): each change and its audit event naming the operator commit in one transaction,
+// and none leaves the organisation without a console administrator.
 
 /** A person as the API shows them. */
 export function presentPerson(person: Person) {
@@ -66,9 +67,10 @@ export async function createPerson(store: TransactionalStore, person: NewPersonR
  * raises their generation (design §5), which ends their person JWTs and console sessions.
  * Taken out of the console, their console sessions end here; a sign-in racing this change is
  * refused on its next request anyway, since the console reads membership on every request.
- * `actor`: the person whose console session asks (the console's own door); their change holds
- * only while that session's generation is theirs ('actor_ended' otherwise, nothing changed),
- * and never takes away the organisation's last console administrator (409).
+ * Whatever the door, it never takes away the organisation's last console administrator (409,
+ * design §9). `actor`: the person whose console session asks (the console's own door); their
+ * change holds only while that session's generation is theirs ('actor_ended' otherwise,
+ * nothing changed).
  */
 export function changePersonAccess(
   store: TransactionalStore,
@@ -96,25 +98,14 @@ export function changePersonAccess(
 }
 
 /**
- * Deletes a person and everything of theirs (404 for an unknown id). Their opaque tokens are
+ * Deletes a person and everything of theirs (404 for an unknown id), never the organisation's
+ * last console administrator (409, design §9, whatever the door). Their opaque tokens are
  * revoked in the same transaction; their JWTs, which cannot be revoked, are refused at exchange
- * because the person is looked up there. `keepingAConsoleAdmin`: the console's door, which
- * never deletes the organisation's last console administrator (409).
+ * because the person is looked up there.
  */
-export async function deletePerson(
-  store: TransactionalStore,
-  orgId: string,
-  id: string,
-  at: number,
-  operator: Operator,
-  options: { keepingAConsoleAdmin: boolean },
-): Promise<void> {
+export async function deletePerson(store: TransactionalStore, orgId: string, id: string, at: number, operator: Operator): Promise<void> {
   await store.inTransaction(async (tx) => {
-    const outcome = options.keepingAConsoleAdmin
-      ? await tx.deletePersonKeepingAConsoleAdmin(orgId, id, at)
-      : (await tx.deletePerson(orgId, id, at))
-        ? 'deleted'
-        : 'not_found';
+    const outcome = await tx.deletePersonKeepingAConsoleAdmin(orgId, id, at);
     if (outcome === 'not_found') throw personNotFound();
     if (outcome === 'last_console_admin') throw lastConsoleAdmin();
     await recordAdminEvent(tx, at, orgId, operator, 'person.deleted', { person_id: id });

@@ -114,10 +114,8 @@ function personAdminRoutes(store: PersonRouteStore, now: () => number): FastifyP
         schema: { tags, security, summary: 'Delete a person and everything of theirs', params: PersonParams, response: { 204: Type.Null(), ...commonErrors } },
       },
       async (request, reply) => {
-        // An admin key may delete any person: the API is the way back for an organisation
-        // left without a console administrator.
         const { org } = tenantOf(request);
-        await deletePerson(store, org.id, request.params.person_id, now(), apiKeyOperator(request), { keepingAConsoleAdmin: false });
+        await deletePerson(store, org.id, request.params.person_id, now(), apiKeyOperator(request));
         return reply.code(204).send(null);
       },
     );

@@ -113,8 +113,11 @@ for (const backend of backends()) {
       );
       await expect('connection.deleted', t.call('DELETE', `/organizations/connections/${connection.id}`, { as: org }), 204);
       await expect('organization.config_changed', t.call('PATCH', '/organizations/config', { as: org, body: { token_lifetime_ceiling: 600 } }), 200);
+      // A refused change is no change: nothing is written for it. The person is the organisation's
+      // last console administrator, whom no door takes away (design §9) until there is another.
+      assert.equal((await t.call('DELETE', `/persons/${person.id}`, { as: org })).status, 409);
+      await expect('person.created', t.call('POST', '/persons', { as: org, body: { roles: ['admin'], console: true } }), 201);
       await expect('person.deleted', t.call('DELETE', `/persons/${person.id}`, { as: org }), 204);
-      // A refused change is no change: nothing is written for it.
       assert.equal((await t.call('DELETE', `/persons/${person.id}`, { as: org })).status, 404);
       assert.equal((await t.call('DELETE', `/organizations/api-keys/${keyId}`, { as: org })).status, 409);
       // Nor is a PATCH that sets what is already set.

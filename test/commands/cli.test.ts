@@ -74,7 +74,13 @@ describe('tessera CLI', () => {
       assert.match(result.stdout, /^Usage: tessera/);
     }
     assert.match((await runCli(['admin', '--help'])).stdout, /admin create-org .*\n.*admin rotate-keys/);
-    for (const command of [['service'], ['gateway'], ['admin', 'create-org'], ['admin', 'rotate-keys'], ['demo'], ['demo', 'token']]) {
+    const admin = [...(await runCli(['admin', '--help'])).stdout.matchAll(/^ {2}admin (\S+)/gm)].map((m) => m[1]!);
+    // Design §9's commands, but invite-person, which comes with invitations.
+    for (const verb of ['create-person', 'list-persons', 'delete-person', 'create-client', 'list-clients', 'rotate-client-secret', 'delete-client']) {
+      assert.ok(admin.includes(verb), `admin ${verb} is listed`);
+    }
+    for (const verb of ['create-api-key', 'revoke-api-key', 'create-connection', 'reset-attempts']) assert.ok(admin.includes(verb), `admin ${verb} is listed`);
+    for (const command of [['service'], ['gateway'], ['demo'], ['demo', 'token'], ...admin.map((verb) => ['admin', verb])]) {
       const result = await runCli([...command, '--help']);
       assert.equal(result.code, 0, command.join(' '));
       assert.match(result.stdout, new RegExp(`^Usage: tessera ${command.join(' ')}`));
@@ -84,6 +90,81 @@ describe('tessera CLI', () => {
     const bare = await runCli(['admin']);
     assert.equal(bare.code, 2);
     assert.match(bare.stderr, /"admin" needs a command/);
+  });
+
+  it("an admin command's help lists --org, --json and its environment; every option in the usage line is in the list", async () => {
+    for (const verb of ['create-person', 'create-client', 'reset-attempts', 'create-connection']) {
+      const { stdout } = await runCli(['admin', verb, '--help']);
+      assert.match(stdout, /\n {2}--org ORG {19}the organisation: its id \(org_…\) or its name\n/);
+      assert.match(stdout, /\n {2}--json {22}print /);
+      assert.match(stdout, /\n {2}TESSERA_DATABASE /);
+      const usage = stdout.slice(0, stdout.indexOf('\n\n'));
+      for (const [, option] of usage.matchAll(/(--[a-z-]+)/g)) assert.match(stdout, new RegExp(`\n {2}${option}\\b`), `${verb}: ${option} is described`);
+    }
+    assert.match((await runCli(['admin', 'reset-attempts', '--help'])).stdout, /TESSERA_SECRET {14}the service's secret \(required unless TESSERA_DEV=1\)/);
+    assert.match((await runCli(['admin', 'list-persons', '--help'])).stdout, /TESSERA_SECRET {14}not needed/);
+  });
+
+  it('suggests the command or option meant by a likely typo, with exit status 2; none when nothing is close', async () => {
+    const cases: [string[], RegExp][] = [
+      [['gatewy'], /^tessera: unknown command "gatewy"; did you mean gateway\?\n\nUsage: tessera <command>/],
+      [['servce', '--help'], /^tessera: unknown command "servce --help"; did you mean service\?\n/],
+      [
+        ['admin', 'create-persn', '--org', 'Acme'],
+        /^tessera: unknown command "admin create-persn --org Acme"; did you mean admin create-person\?\n\nUsage: tessera admin <command>/,
+      ],
+      [['admn', 'list-clients'], /^tessera: unknown command "admn list-clients"; did you mean admin list-clients\?\n/],
+      [
+        ['admin', 'create-org', '--nmae', 'Acme'],
+        /^tessera admin create-org: Unknown option '--nmae'; did you mean --name\?\nRun "tessera admin create-org --help" for usage\.\n$/,
+      ],
+      [['admin', 'list-persons', '--org', 'Acme', '--jsno'], /^tessera admin list-persons: Unknown option '--jsno'; did you mean --json\?\n/],
+      [['gateway', '--confg', 'gw.yaml'], /^tessera gateway: Unknown option '--confg'; did you mean --config\?\n/],
+      [['frobnicate'], /^tessera: unknown command "frobnicate"\n\n/],
+      [['admin', 'create-person', '--colour', 'red'], /^tessera admin create-person: Unknown option '--colour'\nRun /],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await runCli(args, { TESSERA_DATABASE: database() });
+      assert.equal(result.code, 2, args.join(' '));
+      assert.equal(result.stdout, '', args.join(' '));
+      assert.match(result.stderr, stderr, args.join(' '));
+    }
+  });
+
+  it('warns on stderr about TESSERA_* variables that configure nothing, naming the closest setting, for the admin commands and the service', async () => {
+    const TESSERA_DATABASE = database();
+    const typo = { TESSERA_DATABSE: 'sqlite::memory:', TESSERA_DATABASE };
+    const created = await runCli(['admin', 'create-org', '--name', 'Warned', '--json'], typo);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(
+      created.stderr,
+      'tessera admin create-org: warning: TESSERA_DATABSE configures nothing (no such service setting); did you mean TESSERA_DATABASE? Every setting is in docs/configuration.md\n',
+    );
+    const listed = await runCli(['admin', 'list-persons', '--org', 'Warned'], { ...typo, TESSERA_SCERET: 'x' });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(
+      listed.stderr,
+      /^tessera admin list-persons: warning: TESSERA_DATABSE configures nothing .*did you mean TESSERA_DATABASE\?.*\ntessera admin list-persons: warning: TESSERA_SCERET configures nothing .*did you mean TESSERA_SECRET\?/,
+    );
+    // Named before the refusal it explains: the secret was set under another name.
+    const refused = await runCli(['service'], { TESSERA_SECRT: 'a-secret-of-at-least-thirty-two-characters', TESSERA_DATABASE });
+    assert.equal(refused.code, 2);
+    assert.match(
+      refused.stderr,
+      /^tessera service: warning: TESSERA_SECRT configures nothing \(no such service setting\); did you mean TESSERA_SECRET\?.*\ntessera service: invalid configuration:\n {2}TESSERA_SECRET: is required/,
+    );
+
+    const child = spawnCli(['service'], { TESSERA_PORT: '0', TESSERA_DEV: '1', TESSERA_DATABASE, TESSERA_PROT: '8080' });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const stdout = await waitForOutput(child, 'tessera service started');
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+    assert.match(
+      stderr,
+      /^tessera service: warning: TESSERA_PROT configures nothing \(no such service setting\); did you mean TESSERA_PORT\? Every setting is in docs\/configuration\.md\n/,
+    );
+    assert.match(stdout, /"level":40,.*TESSERA_PROT configures nothing/, 'and in the log at warn level');
   });
 
   it('prints the version of package.json with --version and -v', async () => {

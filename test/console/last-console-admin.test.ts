@@ -47,7 +47,7 @@ for (const backend of backends()) {
         const actorOf = async (id: string) => ({ personId: id, generation: (await store.getPerson(org.orgId, id))!.generation });
         const demote = async (actor: string, target: string) => {
           const operator = { kind: 'console', personId: actor } as const;
-          if (way === 'delete') return deletePerson(store, org.orgId, target, Date.now(), operator, { keepingAConsoleAdmin: true });
+          if (way === 'delete') return deletePerson(store, org.orgId, target, Date.now(), operator);
           const access = way === 'console' ? { console: false } : { roles: [] };
           const outcome = await changePersonAccess(store, org.orgId, target, access, Date.now(), operator, await actorOf(actor));
           if (outcome.kind === 'actor_ended') throw new Error('actor_ended');

@@ -19,6 +19,7 @@ for (const backend of backends()) {
 
     it('changes roles or console membership, leaving the field not given as it was', async () => {
       const person = await make({ handles: [{ type: 'email_address', value: 'lin@example.com' }], roles: ['verifier'], console: false });
+      await make({ roles: ['admin'], console: true }); // another console administrator: taking this one out below is allowed
       const roles = await patch(person.id, { roles: ['admin', 'verifier'] });
       assert.equal(roles.status, 200);
       assert.deepEqual(roles.body.result, { ...person, roles: ['admin', 'verifier'] });
@@ -58,6 +59,32 @@ for (const backend of backends()) {
       const refused = await patch(person.id, { roles: ['admin'] }, { 'service-orgid': org.orgId, 'service-api-key': key.api_key });
       assert.equal(refused.status, 403);
       assert.deepEqual((await t.call('GET', `/persons/${person.id}`, { as: org })).body.result.roles, ['verifier']);
+    });
+
+    it("refuses to take away the organisation's last console administrator, by PATCH or DELETE (409), and changes nothing", async () => {
+      const own = await t.org();
+      const make = async (body: object) => (await t.call('POST', '/persons', { as: own, body })).body.result;
+      const admin = await make({ roles: ['admin'], console: true });
+      await make({ roles: ['admin'], console: false }); // an admin outside the console does not count
+      await make({ roles: ['verifier'], console: true }); // nor does a console member without the admin role
+      const refusals = [
+        ...[{ console: false }, { roles: [] }, { roles: ['verifier'] }, { roles: [], console: false }].map((body) => patch(admin.id, body, own)),
+        t.call('DELETE', `/persons/${admin.id}`, { as: own }),
+      ];
+      for (const refused of await Promise.all(refusals)) {
+        assert.equal(refused.status, 409);
+        assert.deepEqual(errorCodes(refused.body), ['CONFLICT']);
+        assert.equal(
+          refused.body.errors[0].message,
+          "person: is the organisation's last console administrator; make another person a console administrator first",
+        );
+      }
+      assert.deepEqual((await t.call('GET', `/persons/${admin.id}`, { as: own })).body.result, admin);
+      assert.deepEqual((await t.call('GET', '/audit/events?type=person.access_changed', { as: own })).body.result, [], 'a refused change writes no event');
+      // Once another person is a console administrator, either may go.
+      const second = await make({ roles: ['admin'], console: true });
+      assert.equal((await patch(admin.id, { console: false }, own)).status, 200);
+      assert.equal((await t.call('DELETE', `/persons/${second.id}`, { as: own })).status, 409, 'and the other is now the last');
     });
 
     it('ends the console sessions of a person taken out of the console', async () => {

@@ -71,6 +71,8 @@ for (const backend of backends()) {
       assert.equal(person.console, true);
       assert.ok(!Number.isNaN(Date.parse(person.created_at)));
       assert.deepEqual((await t.call('GET', `/persons/${person.id}`, { as: org })).body.result, person);
+      // Another console administrator, so that this one (admin and console) is not the organisation's last.
+      assert.equal((await t.call('POST', '/persons', { as: org, body: { roles: ['admin'], console: true } })).status, 201);
       assert.equal((await t.call('DELETE', `/persons/${person.id}`, { as: org })).status, 204);
       const gone = await t.call('GET', `/persons/${person.id}`, { as: org });
       assert.equal(gone.status, 404);

@@ -133,6 +133,7 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     const { id: orgId } = await storedOrg(store);
     const p = { ...person(orgId), roles: ['verifier' as const, 'admin' as const] };
     await store.createPerson(p);
+    await store.createPerson({ ...person(orgId), roles: ['admin'] }); // another console administrator: p is not the last
     const theirs = { ...token(orgId), subject: p.id };
     await store.insertToken(theirs);
 
@@ -158,7 +159,9 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     const { id: orgId } = await storedOrg(store);
     const admin = { ...person(orgId), roles: ['admin' as const] };
     const other = person(orgId);
-    for (const x of [admin, other]) await store.createPerson(x);
+    // The administrator who demotes them, so that they are not the organisation's last.
+    const another = { ...person(orgId), roles: ['admin' as const] };
+    for (const x of [admin, other, another]) await store.createPerson(x);
     const asAdmin = { personId: admin.id, generation: 0 };
     // Another administrator demotes them: their generation is 1 from now on.
     assert.equal((await store.setPersonAccess(orgId, admin.id, { roles: [], console: false }, 10)).kind, 'changed');
@@ -176,6 +179,7 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     const { id: orgId } = await storedOrg(store);
     const p = person(orgId);
     await store.createPerson(p);
+    await store.createPerson({ ...person(orgId), roles: ['admin'] }); // so that taking p's admin role away is allowed
     // Every set of roles but the person's own (['verifier']), each once: in whatever order the
     // database runs them, each differs from the one before it. (With ['verifier'] among them the
     // test passed only in the order written: run first, it changed nothing.)
@@ -183,6 +187,33 @@ contractOnEveryBackend<PersonStore & OrganizationStore & TokenStore>('Person sto
     await Promise.all(changes.map((roles, i) => store.setPersonAccess(orgId, p.id, { roles: [...roles] }, i)));
     // Each change saw the roles the one before it left, so every one of them was a change.
     assert.equal((await store.getPerson(orgId, p.id))?.generation, changes.length);
+  });
+
+  it("never takes away the organisation's last console administrator, by a change of access or a deletion, whoever asks", async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const admin = { ...person(orgId), roles: ['admin' as const] };
+    const bystander = person(orgId); // a console member without the admin role
+    const outsider = { ...person(orgId), roles: ['admin' as const], console: false }; // an admin outside the console
+    for (const x of [admin, bystander, outsider]) await store.createPerson(x);
+    for (const access of [{ console: false }, { roles: [] }, { roles: ['verifier' as const] }]) {
+      assert.deepEqual(await store.setPersonAccess(orgId, admin.id, access, 10), { kind: 'last_console_admin' }, JSON.stringify(access));
+    }
+    assert.equal(await store.deletePersonKeepingAConsoleAdmin(orgId, admin.id, 10), 'last_console_admin');
+    assert.deepEqual(pick(await store.getPerson(orgId, admin.id)), { roles: ['admin'], console: true, generation: 0 }, 'nothing changed');
+    // Others come and go as before; a change that keeps them an administrator passes.
+    assert.equal((await store.setPersonAccess(orgId, bystander.id, { console: false }, 20)).kind, 'changed');
+    assert.equal((await store.setPersonAccess(orgId, admin.id, { roles: ['admin', 'verifier'] }, 20)).kind, 'changed');
+    assert.equal(await store.deletePersonKeepingAConsoleAdmin(orgId, outsider.id, 20), 'deleted');
+    assert.equal(await store.deletePersonKeepingAConsoleAdmin(orgId, 'per_never_created', 20), 'not_found');
+    // With a second console administrator, either may go.
+    await store.setPersonAccess(orgId, bystander.id, { roles: ['admin'], console: true }, 30);
+    assert.equal(await store.deletePersonKeepingAConsoleAdmin(orgId, admin.id, 40), 'deleted');
+    assert.deepEqual(
+      await store.setPersonAccess(orgId, bystander.id, { console: false }, 50),
+      { kind: 'last_console_admin' },
+      'and then the other is the last',
+    );
   });
 
   it('deleting an unknown person revokes nothing', async () => {

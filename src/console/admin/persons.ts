@@ -160,7 +160,7 @@ export function personRoutes(deps: ConsoleDeps) {
       try {
         refuseSelfLockout(who, person.id, 'delete');
         // Their console sessions go with them (foreign key), as do their handles, credentials and tokens.
-        await deletePerson(store, who.org.id, person.id, deps.now(), consoleOperator(who), { keepingAConsoleAdmin: true });
+        await deletePerson(store, who.org.id, person.id, deps.now(), consoleOperator(who));
       } catch (error) {
         return refusedOnPersonPage(request, reply, who, person, error);
       }

@@ -1,18 +1,6 @@
+import { nearestName } from '../../validation/nearest-name.ts';
 import { PLUGIN_FIELDS, variablesReadBy } from '../plugins/registry.ts';
 import { type GatewayConfig, TOP_LEVEL_KEYS } from './gateway-config.ts';
-
-/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
-export function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 /**
  * Every valid name this variable could have meant: the patterns of docs/gateway.md filled in
@@ -31,13 +19,7 @@ function candidates(name: string, pluginIds: readonly string[]): string[] {
 }
 
 export function closestGatewayName(name: string, pluginIds: readonly string[] = []): string {
-  let best = '';
-  let bestDistance = Infinity;
-  for (const candidate of candidates(name, pluginIds)) {
-    const distance = levenshtein(name, candidate);
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return best;
+  return nearestName(name, candidates(name, pluginIds)) ?? '';
 }
 
 /**

@@ -126,8 +126,8 @@ export function sqlPersonStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
 
     setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number, actor?: AccessActor): Promise<AccessOutcome> {
       return db.transaction(async (tx) => {
-        // A console change keeps a console administrator: decided first, under the organisation's lock.
-        const keepsAnother = actor ? await keepsAnotherConsoleAdmin(db.dialect, tx, orgId, id) : true;
+        // Every change keeps a console administrator: decided first, under the organisation's lock.
+        const keepsAnother = await keepsAnotherConsoleAdmin(db.dialect, tx, orgId, id);
         // The row is locked while the roles are compared, so two changes cannot both see the old ones.
         const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
         const [before] = await tx.all<PersonRow>(`SELECT * FROM persons WHERE org_id = $1 AND id = $2${lock}`, [orgId, id]);

@@ -31,7 +31,7 @@ export type AccessOutcome =
   | { kind: 'changed'; person: Person; raised: boolean }
   | { kind: 'not_found' }
   | { kind: 'actor_ended' }
-  /** A console change would have left the organisation without a console administrator (nothing changed). */
+  /** The change would have left the organisation without a console administrator (nothing changed). */
   | { kind: 'last_console_admin' };
 
 /** A person as created: at generation 0. */
@@ -57,10 +57,10 @@ export interface PersonStore {
    * raised in the same transaction (`raised`). With an `actor`, the person whose console session
    * asks for it, the change is made only while the actor is still at that generation (else
    * 'actor_ended', nothing changed): a session whose person was demoted meanwhile cannot undo it.
-   * With an actor, too, the organisation keeps a console administrator (admin role and console
+   * Whoever asks, the organisation keeps a console administrator (admin role and console
    * membership): a change that would take away the last is 'last_console_admin', nothing
-   * changed, decided under the organisation's lock so that two administrators demoting each
-   * other at once cannot both pass.
+   * changed, decided under the organisation's lock so that two changes taking away one
+   * administrator each (the console's, the API's, the CLI's) cannot both pass.
    */
   setPersonAccess(orgId: string, id: string, access: PersonAccess, at: number, actor?: AccessActor): Promise<AccessOutcome>;
   /**
@@ -75,6 +75,9 @@ export interface PersonStore {
    * Either both happen or neither does. Returns false, changing nothing, for an unknown id.
    */
   deletePerson(orgId: string, id: string, at: number): Promise<boolean>;
-  /** deletePerson for the console: never the organisation's last console administrator, decided as setPersonAccess decides it. */
+  /**
+   * deletePerson for every door that administers persons (API, console, CLI): never the
+   * organisation's last console administrator, decided as setPersonAccess decides it.
+   */
   deletePersonKeepingAConsoleAdmin(orgId: string, id: string, at: number): Promise<'deleted' | 'not_found' | 'last_console_admin'>;
 }

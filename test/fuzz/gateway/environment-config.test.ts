@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { environmentTree, type GatewayConfig, loadGatewaySetup, readGatewayConfig, TOP_LEVEL_KEYS } from '../../../src/gateway/config/gateway-config.ts';
-import { closestGatewayName, levenshtein, unknownVariableWarnings } from '../../../src/gateway/config/unknown-variables.ts';
+import { closestGatewayName, unknownVariableWarnings } from '../../../src/gateway/config/unknown-variables.ts';
 import { envKey, fileKey } from '../../../src/gateway/settings/config-error.ts';
+import { levenshtein } from '../../../src/validation/nearest-name.ts';
 import { checkAccepted, checkRefusal, DOCUMENTED, SETTING_NAMES, settingValue, toEnvironment, validTrees, variableName } from './config-arbitraries.ts';
 
 const validEnvironments = validTrees.map(toEnvironment);

@@ -12,6 +12,7 @@ interface CommandEntry {
 
 // The admin commands' modules, one per noun.
 const persons = () => import('./commands/admin/persons.ts');
+const invitations = () => import('./commands/admin/invitations.ts');
 const clients = () => import('./commands/admin/clients.ts');
 const apiKeys = () => import('./commands/admin/api-keys.ts');
 const connections = () => import('./commands/admin/connections.ts');
@@ -43,6 +44,11 @@ const commands: readonly CommandEntry[] = [
     ['create-person', 'create a person with handles, roles and console membership', async () => (await persons()).createPersonCommand],
     ['list-persons', "list the organisation's persons", async () => (await persons()).listPersonsCommand],
     ['delete-person', 'delete a person and everything of theirs', async () => (await persons()).deletePersonCommand],
+    [
+      'invite-person',
+      'make a one-time link where a person sets their password (a reset if they hold credentials)',
+      async () => (await invitations()).invitePersonCommand,
+    ],
     ['reset-attempts', "end a person's lock: reset their failed-attempt counters", async () => (await persons()).resetAttemptsCommand],
     ['create-client', 'register an OAuth2 client and print its secret', async () => (await clients()).createClientCommand],
     ['list-clients', "list the organisation's OAuth2 clients", async () => (await clients()).listClientsCommand],

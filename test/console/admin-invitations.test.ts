@@ -78,6 +78,30 @@ for (const backend of backends()) {
       assert.match((await agent.get(`/console/admin/persons/${id}`)).html, /No invitation link is open\./);
     });
 
+    it("ends a person's lock from their page: the counters start again, audited with the console operator", async () => {
+      const locked = await consolePerson(t, org, { roles: [], secondFactor: false });
+      for (let i = 0; i < 3; i++) {
+        await t.call('POST', '/authn/password', {
+          as: { 'service-orgid': org.orgId },
+          body: { handle: { type: 'email_address', value: locked.email }, password: 'nope' },
+        });
+      }
+      const page = await agent.get(`/console/admin/persons/${locked.id}`);
+      assert.match(page.html, /<th scope="row">password<\/th><td>3<\/td>/);
+      const reset = await agent.post(`/console/admin/persons/${locked.id}/attempts/reset`, {}, page.csrf);
+      assert.deepEqual([reset.status, reset.location], [303, `/console/admin/persons/${locked.id}?notice=attempts-reset#attempts`]);
+      const after = await agent.follow(reset);
+      assert.match(after.html, /Failed-attempt counters reset: the person may sign in again at once\./);
+      assert.match(after.html, /No failed attempts are counted against this person\./);
+      const events = (await t.call('GET', '/audit/events?type=authn.attempts_reset', { as: org })).body.result;
+      assert.deepEqual(
+        events.map((e: { data: Record<string, unknown> }) => [e.data.person_id, e.data.counters, e.data.operator, e.data.console_person_id]),
+        [[locked.id, 1, 'console', admin.id]],
+      );
+      const unknown = await agent.post('/console/admin/persons/per_nobody/attempts/reset', {}, page.csrf);
+      assert.equal(unknown.status, 404);
+    });
+
     it('refuses a lifetime it does not offer, naming the field (400), and makes nothing', async () => {
       const created = await t.call('POST', '/persons', { as: org, body: { handles: [{ type: 'email_address', value: 'odd@example.com' }] } });
       const page = await agent.get(`/console/admin/persons/${created.body.result.id}`);

@@ -139,5 +139,7 @@ export function normaliseLine(line: string): string {
   return line
     .replace(new RegExp(`\\b(${PREFIXES})_[\\w…-]+`, 'g'), '$1_…')
     .replace(/\beyJ[\w.…-]+/g, 'eyJ…')
+    .replace(/\/console\/invitation\/[A-Za-z0-9_-]{43}/g, '/console/invitation/…')
+    .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
     .replace(/\b[0-9a-z]{26}\b/g, '<key id>');
 }

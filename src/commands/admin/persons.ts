@@ -12,14 +12,14 @@ import { allPages, listed, summary, table } from './output.ts';
 /** The option of each handle type: a new type of handle does not compile until it has one. */
 const handleOptions: Record<HandleType, 'email' | 'phone'> = { email_address: 'email', phone_number: 'phone' };
 
-const PERSON_OPTION = {
+export const PERSON_OPTION = {
   value: 'PERSON',
   required: true,
   help: 'the person: their id (per_…), or a handle of theirs\n(an email address, or a phone number as +14155550100)',
 } as const;
 
 /** The person --person names: by id, else by the handle it looks like. */
-async function personNamed(store: Store, orgId: string, given: string): Promise<Person> {
+export async function personNamed(store: Store, orgId: string, given: string): Promise<Person> {
   const byId = await store.getPerson(orgId, given);
   if (byId) return byId;
   const type: HandleType | undefined = given.startsWith('+') ? 'phone_number' : given.includes('@') ? 'email_address' : undefined;
@@ -30,7 +30,7 @@ async function personNamed(store: Store, orgId: string, given: string): Promise<
 
 const PERSON_FIELDS: FieldNames = { 'body.handles': '--email/--phone', 'body.roles': '--role', 'body.console': '--console' };
 
-const handlesOf = (person: Person) => listed(person.handles.map((h) => h.value));
+export const handlesOf = (person: Person) => listed(person.handles.map((h) => h.value));
 const consoleOf = (person: Person) => (person.console ? 'yes' : 'no');
 
 export const createPersonCommand = adminCommand({

@@ -2,8 +2,10 @@ import { decideAttempt } from '../../authn/attempt-policy.ts';
 import { handleCounterSubjects } from '../../authn/attempt-subject.ts';
 import type { Person } from '../../store/types.ts';
 import { timestamp } from '../cells.ts';
+import type { ConsoleRequest } from '../context.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { type Html, html } from '../html.ts';
+import { csrfField } from '../layout.ts';
 
 /** One of a person's attempt counters as the person page shows it. */
 export interface AttemptCounterView {
@@ -38,7 +40,7 @@ function stateText(counter: AttemptCounterView): Html {
 }
 
 /** The person page's section of counters; says so when there are none. */
-export function attemptCountersSection(counters: readonly AttemptCounterView[]): Html {
+export function attemptCountersSection(ctx: ConsoleRequest, person: Person, counters: readonly AttemptCounterView[]): Html {
   return html`<h2 id="attempts">Failed sign-in attempts</h2>
 ${
   counters.length === 0
@@ -50,6 +52,11 @@ ${
       html`<tr><th scope="row">${c.credentialType}</th><td>${String(c.failures)}</td><td>${timestamp(c.lastAttemptAt, 'second')}</td><td>${stateText(c)}</td></tr>`,
   )}</tbody>
 </table></div>
-<p class="hint">Counted per handle and credential type since the last success; at 100 the handle is locked for that type. The API's <code>DELETE /persons/{person_id}/authn-attempts</code> resets them.</p>`
+<p class="hint">Counted per handle and credential type since the last success; at 100 the handle is locked for that type.</p>
+<form method="post" action="/console/admin/persons/${person.id}/attempts/reset" class="stack">
+  ${csrfField(ctx)}
+  <p>Once the person has proved who they are (to you, or to the helpdesk), end their lock: every counter starts again.</p>
+  <button type="submit">Reset the failed-attempt counters</button>
+</form>`
 }`;
 }

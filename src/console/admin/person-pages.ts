@@ -111,7 +111,7 @@ ${errorSummary(options.errors ?? [])}
   <dt>Created</dt><dd>${timestamp(person.createdAt)}</dd>
 </dl>
 ${signInSection(ctx, person, standing)}
-${attemptCountersSection(counters)}
+${attemptCountersSection(ctx, person, counters)}
 <h2>Roles and console membership</h2>
 <form method="post" action="/console/admin/persons/${person.id}/access" class="stack">
   ${csrfField(ctx)}

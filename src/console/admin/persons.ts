@@ -19,6 +19,7 @@ const notices: Record<string, string> = {
   created: 'Person created.',
   saved: 'Roles and console membership saved.',
   deleted: 'Person deleted.',
+  'attempts-reset': 'Failed-attempt counters reset: the person may sign in again at once.',
   [CONFIRMED]: CONFIRMED_NOTICE,
 };
 

@@ -8,7 +8,7 @@ import { auditRoutes } from './audit.ts';
 import { clientRoutes } from './clients.ts';
 import { connectionRoutes } from './connections.ts';
 import { organizationSettingsRoutes } from './organization.ts';
-import { personInvitationRoutes } from './person-invitations.ts';
+import { personSignInRoutes } from './person-sign-in-routes.ts';
 import { personRoutes } from './persons.ts';
 
 const sections = [
@@ -35,7 +35,7 @@ export function adminRoutes(deps: ConsoleDeps) {
       });
     });
     await app.register(personRoutes(deps));
-    await app.register(personInvitationRoutes(deps));
+    await app.register(personSignInRoutes(deps));
     await app.register(connectionRoutes(deps));
     await app.register(auditRoutes(deps));
     await app.register(clientRoutes(deps));

@@ -76,7 +76,16 @@ describe('tessera CLI', () => {
     assert.match((await runCli(['admin', '--help'])).stdout, /admin create-org .*\n.*admin rotate-keys/);
     const admin = [...(await runCli(['admin', '--help'])).stdout.matchAll(/^ {2}admin (\S+)/gm)].map((m) => m[1]!);
     // Design §9's commands.
-    for (const verb of ['create-person', 'list-persons', 'delete-person', 'invite-person', 'create-client', 'list-clients', 'rotate-client-secret', 'delete-client']) {
+    for (const verb of [
+      'create-person',
+      'list-persons',
+      'delete-person',
+      'invite-person',
+      'create-client',
+      'list-clients',
+      'rotate-client-secret',
+      'delete-client',
+    ]) {
       assert.ok(admin.includes(verb), `admin ${verb} is listed`);
     }
     for (const verb of ['create-api-key', 'revoke-api-key', 'create-connection', 'reset-attempts']) assert.ok(admin.includes(verb), `admin ${verb} is listed`);

@@ -41,7 +41,13 @@ describe('the README and the docs point inside the repository', () => {
     ].map((m) => m[1]!);
     assert.ok(commands.includes('dev passkey') && commands.includes('demo token'), help.stdout);
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const missing = commands.filter((command) => !readme.includes(`| \`npm run --silent tessera -- ${command}`));
-    assert.deepEqual(missing, [], 'a row "| `npm run --silent tessera -- <command> …` |" for each');
+    const cliGuide = readFileSync(join(root, 'docs/cli.md'), 'utf8');
+    // The admin commands that manage an organisation's records are one row of the README, pointing
+    // to docs/cli.md, whose table must then list each of them.
+    const listed = (command: string) =>
+      readme.includes(`| \`npm run --silent tessera -- ${command}`) || (command.startsWith('admin ') && cliGuide.includes(`| \`${command}`));
+    assert.ok(readme.includes('[docs/cli.md](docs/cli.md)'));
+    const missing = commands.filter((command) => !listed(command));
+    assert.deepEqual(missing, [], 'a row "| `npm run --silent tessera -- <command> …` |" for each (admin commands: or in docs/cli.md\'s table)');
   });
 });

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
-import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
-import { type RunningGateway, startGateway } from '../../src/gateway/lifecycle.ts';
-import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
-import { fileKey } from '../../src/gateway/settings/config-error.ts';
+import type { RunningGateway } from '../../src/gateway/lifecycle.ts';
 import { importCredential, login, loginPerson, policyHash } from '../helpers/authn.ts';
 import { backends } from '../helpers/backends.ts';
 import { claims, EXCHANGE, JWT_TYPE, registerClient, token } from '../helpers/oauth.ts';
+import { startOAuthClientGateway } from '../helpers/oauth-client-gateway.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -43,30 +40,7 @@ for (const backend of backends()) {
       assert.equal(exchanged.status, 200, JSON.stringify(exchanged.body));
       assert.deepEqual([claims(exchanged.body.access_token).sub, claims(exchanged.body.access_token).act], [person.id, { sub: client.id }]);
 
-      const config = readGatewayConfig(
-        {
-          port: 0,
-          admin_port: 0,
-          default_target: upstream.url,
-          plugins: [
-            {
-              type: 'token-exchange',
-              id: 'tx',
-              parameters: {
-                service_base_url: t.url,
-                subject_header_with_token: 'Authorization',
-                actor_mode: 'oauth_client',
-                oauth_client_id: client.id,
-                oauth_client_secret: client.secret,
-                requested_token_type: JWT_TYPE,
-              },
-            },
-          ],
-        },
-        fileKey,
-      );
-      const plugin = config.plugins[0]!;
-      gateway = await startGateway(config, [tokenExchangePlugin(plugin.id, plugin.enabled, plugin.params)], pino({ level: 'silent' }));
+      gateway = await startOAuthClientGateway(t.url, upstream.url, client);
       const response = await fetch(`${gateway.url}/orders/1`, { headers: { authorization: `Bearer ${personJwt}` } });
       assert.equal(response.status, 200);
       const seen = String(upstream.requests[0]!.headers.authorization).replace(/^Bearer /, '');

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
-import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
-import { type RunningGateway, startGateway } from '../../src/gateway/lifecycle.ts';
-import { tokenExchangePlugin } from '../../src/gateway/plugins/token-exchange/handler.ts';
-import { fileKey } from '../../src/gateway/settings/config-error.ts';
+import type { RunningGateway } from '../../src/gateway/lifecycle.ts';
 import { backends } from '../helpers/backends.ts';
 import { startFrozenService, type TestClock } from '../helpers/frozen-service.ts';
 import { createPerson, mintPersonToken, registerClient } from '../helpers/oauth.ts';
+import { startOAuthClientGateway } from '../helpers/oauth-client-gateway.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import type { TestService } from '../helpers/service.ts';
 
@@ -30,30 +27,7 @@ describe('Gateway: a subject token that has expired', () => {
     expiring = await mintPersonToken(t, org, person, { expires_in: 60 });
     // A token of another signer: refused too, but not for its age.
     unknown = `${expiring.split('.').slice(0, 2).join('.')}.${Buffer.from('not the signature').toString('base64url')}`;
-    const config = readGatewayConfig(
-      {
-        port: 0,
-        admin_port: 0,
-        default_target: upstream.url,
-        plugins: [
-          {
-            type: 'token-exchange',
-            id: 'tx',
-            parameters: {
-              service_base_url: t.url,
-              subject_header_with_token: 'Authorization',
-              actor_mode: 'oauth_client',
-              oauth_client_id: client.id,
-              oauth_client_secret: client.secret,
-              requested_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-            },
-          },
-        ],
-      },
-      fileKey,
-    );
-    const plugin = config.plugins[0]!;
-    gateway = await startGateway(config, [tokenExchangePlugin(plugin.id, plugin.enabled, plugin.params)], pino({ level: 'silent' }));
+    gateway = await startOAuthClientGateway(t.url, upstream.url, client);
   });
   after(async () => {
     await gateway.close();

@@ -31,6 +31,9 @@ interface Panel {
   datasource?: { uid: string };
   targets?: { expr: string; datasource?: { uid: string } }[];
 }
+interface UnitTests {
+  tests: { alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[];
+}
 interface Variable {
   name: string;
   type: string;
@@ -145,6 +148,15 @@ describe('Operations artefacts (ops/grafana/tessera.json, ops/prometheus/tessera
     });
     assert.deepEqual(problems, []);
     assert.equal(new Set(alerts.map((rule) => rule.alert)).size, alerts.length, 'alert names are unique');
+  });
+
+  it('show every alert firing in at least one of the unit tests promtool runs (ops/prometheus/tessera-alerts.test.yml)', () => {
+    const cases = (parse(read('ops/prometheus/tessera-alerts.test.yml')) as UnitTests).tests.flatMap((test) => test.alert_rule_test ?? []);
+    const fired = new Set(cases.filter((test) => (test.exp_alerts ?? []).length > 0).map((test) => test.alertname));
+    assert.deepEqual(
+      alerts.map((rule) => rule.alert).filter((alert) => !fired.has(alert)),
+      [],
+    );
   });
 
   it("query Prometheus through the dashboard's datasource variable, with unique panel ids", () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -90,5 +90,25 @@ describe('Gateway forward-auth settings', () => {
       loadGatewayConfig({ env: { ...on, GATEWAY_PLUGINS_0_ENABLED: 'false', GATEWAY_PLUGINS_0_PARAMETERS_OUTPUT_HEADER: 'X-Delegated' } }).forwardAuth?.port,
       9100,
     );
+  });
+});
+
+describe('docs/forward-auth.md', () => {
+  it("shows a gateway configuration that starts forward auth as written, once given the client's id and secret", () => {
+    const doc = readFileSync(new URL('../../docs/forward-auth.md', import.meta.url), 'utf8');
+    const yaml = /\(forward-auth: gateway\) -->\n```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(yaml, 'the gateway block, marked "(forward-auth: gateway)"');
+    const dir = mkdtempSync(join(tmpdir(), 'gw-fa-doc-'));
+    try {
+      const file = join(dir, 'gateway.yaml');
+      writeFileSync(file, yaml);
+      const config = loadGatewayConfig({
+        file,
+        env: { GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: 'cli_x', GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: 'tcs_x' },
+      });
+      assert.deepEqual([config.forwardAuth?.port, config.forwardAuth?.host], [9100, '127.0.0.1']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

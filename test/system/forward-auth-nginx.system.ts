@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { claims } from '../helpers/oauth.ts';
-import { docConfiguration, type ForwardAuthStack, freePort, requireProgram, runProxy, startForwardAuthStack } from './forward-auth-stack.ts';
+import { docConfiguration } from './forward-auth-doc.ts';
+import { type ForwardAuthStack, freePort, requireProgram, runProxy, startForwardAuthStack } from './forward-auth-stack.ts';
 
 describe("nginx auth_request in front of the gateway's forward-auth port, configured as docs/forward-auth.md shows", () => {
   let stack: ForwardAuthStack;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { buildPlugins } from '../../src/gateway/build-plugins.ts';
@@ -77,19 +77,6 @@ export async function startForwardAuthStack(): Promise<ForwardAuthStack> {
       await Promise.all([upstream.close(), down ? undefined : tokenEndpoint.close(), service.close()]);
     },
   };
-}
-
-/**
- * The configuration docs/forward-auth.md shows for `proxy`, the block after its
- * `<!-- forward-auth: proxy -->` marker, with the doc's ports replaced by this run's: the
- * proxy's 8090, the forward-auth port's 9100 and the application's 9000.
- */
-export function docConfiguration(proxy: string, ports: { proxy: number; forwardAuth: number; upstream: number }): string {
-  const doc = readFileSync(new URL('../../docs/forward-auth.md', import.meta.url), 'utf8');
-  const block = new RegExp(`<!-- forward-auth: ${proxy} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``).exec(doc)?.[1];
-  assert.ok(block, `docs/forward-auth.md has no block marked <!-- forward-auth: ${proxy} -->`);
-  const map: Record<string, number> = { '8090': ports.proxy, '9100': ports.forwardAuth, '9000': ports.upstream };
-  return block.replace(/(?<=127\.0\.0\.1:|:)(8090|9100|9000)\b/g, (port) => String(map[port]));
 }
 
 /** The program's path, or a failure naming it and how to install it: a system test never skips. */

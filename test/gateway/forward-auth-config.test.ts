@@ -96,8 +96,8 @@ describe('Gateway forward-auth settings', () => {
 describe('docs/forward-auth.md', () => {
   it("shows a gateway configuration that starts forward auth as written, once given the client's id and secret", () => {
     const doc = readFileSync(new URL('../../docs/forward-auth.md', import.meta.url), 'utf8');
-    const yaml = /\(forward-auth: gateway\) -->\n```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
-    assert.ok(yaml, 'the gateway block, marked "(forward-auth: gateway)"');
+    const yaml = /tessera-forward-auth\.yaml -->\n```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(yaml, 'the gateway block, saved as tessera-forward-auth.yaml');
     const dir = mkdtempSync(join(tmpdir(), 'gw-fa-doc-'));
     try {
       const file = join(dir, 'gateway.yaml');

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launcher } from './lib/cli.ts';
 import { cpuPerRequest, measureCpu, ownCpuSeconds } from './lib/cpu.ts';
+import { startNginxForwardAuth } from './lib/forward-auth-nginx.ts';
 import { boundGoal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
+import { freePort } from './lib/ports.ts';
 import { type BenchProcess, node, portEnv, startProcess } from './lib/process.ts';
 import { scratchDirectory } from './lib/scratch.ts';
 import { startServiceProcess } from './lib/service-process.ts';
@@ -50,7 +52,8 @@ http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}
 /**
  * The gateway against nginx and @fastify/http-proxy, side by side in one run: direct to the
  * upstream, the three proxies without auth, then the gateway's token exchange on a cache hit
- * (one subject) and on misses (cache off, 10,000 distinct subjects).
+ * (one subject) and on misses (cache off, 10,000 distinct subjects), and the same exchange
+ * behind nginx through the forward-auth port (docs/forward-auth.md's configuration).
  */
 export async function gatewayBenchmark(options: { seconds: number }): Promise<string> {
   const rows: Row[] = [];
@@ -117,6 +120,28 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
         });
       const hit = await startGatewayProcess(plugin(true));
       await drive(HIT_ROW, `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
+      if (nginxAvailable()) {
+        // docs/forward-auth.md's nginx in front, asking the gateway's forward-auth port.
+        for (const cache of [true, false]) {
+          const forwardAuthPort = await freePort();
+          const checks = await startGatewayProcess({ ...plugin(cache), GATEWAY_FORWARD_AUTH_PORT: String(forwardAuthPort) });
+          const nginx = await startNginxForwardAuth(upstream.url, forwardAuthPort).catch(async (error: unknown) => {
+            await checks.stop();
+            throw error;
+          });
+          let next = 0;
+          await drive(
+            cache ? FORWARD_AUTH_HIT_ROW : FORWARD_AUTH_MISS_ROW,
+            `${nginx.url}/orders/1`,
+            nginx,
+            cache ? { authorization: `Bearer ${setup.subjects[0]}` } : {},
+            cache ? undefined : () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` }),
+          ).finally(async () => {
+            await nginx.stop();
+            await checks.stop();
+          });
+        }
+      }
       const { result, cpu } = await measureCpu(cpuOf(), () =>
         cpuPerRequest(tokenService.cpuSeconds, () => loadExchanges(setup, TOKEN_ENDPOINT_ROW, options.seconds)),
       );
@@ -139,6 +164,8 @@ const NGINX_ROW = 'nginx 1 worker, proxy_pass keepalive';
 const FASTIFY_ROW = '@fastify/http-proxy, no auth';
 const HIT_ROW = 'tessera gateway, token exchange, cache hit';
 const MISS_ROW = 'tessera gateway, token exchange, cache miss (distinct subjects)';
+const FORWARD_AUTH_HIT_ROW = 'nginx + tessera forward auth, cache hit';
+const FORWARD_AUTH_MISS_ROW = 'nginx + tessera forward auth, cache miss (distinct subjects)';
 const TOKEN_ENDPOINT_ROW = 'token endpoint alone: the exchange a miss sends';
 
 /** Two cores are shared by every process of a row: this shows where they went. */

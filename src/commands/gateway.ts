@@ -29,6 +29,9 @@ Environment (the most used):
   GATEWAY_PLUGINS_<N>_TYPE=token-exchange and GATEWAY_PLUGINS_<N>_PARAMETERS_<FIELD>
   GATEWAY_LOG_LEVEL                fatal … trace, silent (default info)
   GATEWAY_WORKERS                  processes on both ports: 1 to 64, or auto (default 1)
+  GATEWAY_FORWARD_AUTH_PORT        also answer authorization checks from your own proxy
+                                   (nginx auth_request, Caddy, Traefik, Envoy, HAProxy);
+                                   see docs/forward-auth.md
 
 An invalid value, or an unknown key inside a known structure, stops start-up with one
 message naming the key. A GATEWAY_* variable that configures nothing is warned about,
@@ -52,13 +55,17 @@ stops start-up; a service that does not answer yet leaves /readyz at 503 until i
       await assertPortsFree([
         { setting: config.keys.port, host: config.host, port: config.port },
         { setting: config.keys.adminPort, host: config.host, port: config.adminPort },
+        ...(config.forwardAuth ? [{ setting: config.forwardAuth.portKey, host: config.forwardAuth.host, port: config.forwardAuth.port }] : []),
       ]);
-    // The proxy and the admin port: a worker is ready once both listen.
-    if (!(await runWorkers(config.workers, 2, primaryReport('tessera gateway', config.logLevel)))) return;
+    // The proxy and the admin port (and the forward-auth port): a worker is ready once all listen.
+    if (!(await runWorkers(config.workers, config.forwardAuth ? 3 : 2, primaryReport('tessera gateway', config.logLevel)))) return;
     // Imported here, not above: a primary that only watches its workers need not hold the proxy.
     const { launchGateway } = await import('../gateway/launch.ts');
     const gateway = await launchGateway(config, log);
-    log.info({ url: gateway.url, admin: gateway.adminUrl, plugins: config.plugins.map((p) => p.id) }, 'tessera gateway started');
+    log.info(
+      { url: gateway.url, admin: gateway.adminUrl, forwardAuth: gateway.forwardAuthUrl, plugins: config.plugins.map((p) => p.id) },
+      'tessera gateway started',
+    );
     closeOnSignals(() => gateway.close());
   },
 };

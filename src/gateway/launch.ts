@@ -19,6 +19,7 @@ export async function launchGateway(config: GatewayConfig, log: Logger): Promise
       throw explainListenError(error, [
         { setting: config.keys.port, host: config.host, port: config.port },
         { setting: config.keys.adminPort, host: config.host, port: config.adminPort },
+        ...(config.forwardAuth ? [{ setting: config.forwardAuth.portKey, host: config.forwardAuth.host, port: config.forwardAuth.port }] : []),
       ]);
     });
     return {

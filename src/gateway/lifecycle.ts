@@ -1,17 +1,21 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { drainServer } from '../runtime/drain-server.ts';
-import { applyListenerPolicy } from '../runtime/listener-policy.ts';
+import { addressBlockList, applyListenerPolicy } from '../runtime/listener-policy.ts';
 import { createAdminServer } from './admin-server.ts';
 import type { GatewayConfig } from './config/gateway-config.ts';
 import type { RequestPlugin } from './plugins/plugin.ts';
+import { createForwardAuthServer } from './proxy/forward-auth-server.ts';
 import { GatewayMetrics } from './proxy/gateway-metrics.ts';
+import { createPipeline } from './proxy/pipeline.ts';
 import { createProxyServer } from './proxy/proxy-server.ts';
 import { UpstreamPools } from './proxy/upstream-pools.ts';
 
 export interface RunningGateway {
   url: string;
   adminUrl: string;
+  /** The forward-auth port's URL, when forward_auth.port is set. */
+  forwardAuthUrl?: string;
   close(): Promise<void>;
 }
 
@@ -40,26 +44,43 @@ export async function startGateway(
   // monitoring reaches, is held to the same bounds as the proxy port.
   applyListenerPolicy(server, config.listener, config.requests.trustedProxies);
   applyListenerPolicy(admin, config.listener, config.requests.trustedProxies);
-  const listen = (s: Server, port: number) =>
+  const fa = config.forwardAuth;
+  const checks = fa ? createForwardAuthServer(config, fa, createPipeline(config, plugins, log), log, () => state.closing) : undefined;
+  // Only the proxy reaches a loopback forward-auth port, carrying every client's checks on its
+  // connections: it is exempt from the per-address cap, as listed proxies are.
+  if (checks && fa) applyListenerPolicy(checks, config.listener, fa.trustedProxyList.length > 0 ? fa.trustedProxies : addressBlockList(['127.0.0.0/8', '::1']));
+  const listen = (s: Server, port: number, host = config.host) =>
     new Promise<number>((resolve, reject) => {
-      s.once('error', reject).listen(port, config.host, () => resolve((s.address() as { port: number }).port));
+      s.once('error', reject).listen(port, host, () => resolve((s.address() as { port: number }).port));
     });
   const port = await listen(server, config.port);
   const adminPort = await listen(admin, config.adminPort).catch(async (error: unknown) => {
     server.close();
     throw error;
   });
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const checkPort =
+    checks && fa
+      ? await listen(checks, fa.port, fa.host).catch(async (error: unknown) => {
+          server.close();
+          admin.close();
+          throw error;
+        })
+      : undefined;
+  const bracket = (h: string) => (h.includes(':') ? `[${h}]` : h);
+  const host = bracket(config.host);
   return {
     url: `http://${host}:${port}`,
     adminUrl: `http://${host}:${adminPort}`,
+    ...(fa && checkPort !== undefined ? { forwardAuthUrl: `http://${bracket(fa.host)}:${checkPort}` } : {}),
     async close() {
       state.stopping = true;
       const { delayMs, timeoutMs } = config.shutdown;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       state.closing = true;
-      if (!(await drainServer(server, () => new Promise((resolve) => server.close(resolve)), timeoutMs)))
-        log.warn(`requests still in flight after shutdown_timeout (${timeoutMs} ms) were cut`);
+      const drained = await Promise.all(
+        [server, ...(checks ? [checks] : [])].map((s) => drainServer(s, () => new Promise((resolve) => s.close(resolve)), timeoutMs)),
+      );
+      if (drained.includes(false)) log.warn(`requests still in flight after shutdown_timeout (${timeoutMs} ms) were cut`);
       admin.closeAllConnections();
       await new Promise((resolve) => admin.close(resolve));
       await pools.close();

@@ -59,7 +59,13 @@ describe('Gateway configuration', () => {
           timeoutMs: 5_000,
           cache: { enabled: true, maxEntries: 10_000, maxTtlMs: 60_000 },
         },
-        keys: { entry: 'GATEWAY_PLUGINS_0', clientId: `${P}OAUTH_CLIENT_ID`, clientSecret: `${P}OAUTH_CLIENT_SECRET` },
+        keys: {
+          entry: 'GATEWAY_PLUGINS_0',
+          clientId: `${P}OAUTH_CLIENT_ID`,
+          clientSecret: `${P}OAUTH_CLIENT_SECRET`,
+          subjectCookie: `${P}SUBJECT_COOKIE_WITH_TOKEN`,
+          outputHeader: `${P}OUTPUT_HEADER`,
+        },
       },
     ]);
   });
@@ -293,6 +299,8 @@ describe('Gateway configuration', () => {
       entry: 'plugins[0]',
       clientId: 'plugins[0].parameters.oauth_client_id',
       clientSecret: `${P}OAUTH_CLIENT_SECRET`,
+      subjectCookie: 'plugins[0].parameters.subject_cookie_with_token',
+      outputHeader: 'plugins[0].parameters.output_header',
     });
     assert.throws(
       () => loadGatewayConfig({ file, env: { [`${P}ACTOR_MODE`]: 'nobody' } }),

@@ -6,6 +6,7 @@ import { type ConfiguredPlugin, PLUGIN_FIELDS } from '../plugins/registry.ts';
 import type { UrlRule } from '../request/routing.ts';
 import { envKey, GatewayConfigError, type KeyNamer } from '../settings/config-error.ts';
 import { parseDuration } from '../settings/duration.ts';
+import { FORWARD_AUTH_KEYS, type ForwardAuthSettings, readForwardAuth } from './forward-auth-settings.ts';
 import { LISTENER_KEYS, readListenerSettings } from './listener-settings.ts';
 import { mergeSources } from './merge-sources.ts';
 import { readPluginEntries } from './plugin-entries.ts';
@@ -31,10 +32,14 @@ export interface GatewayConfig {
   listener: ListenerPolicy;
   /** On SIGTERM: how long to proxy on with /readyz failing, then how long requests in flight get. */
   shutdown: { delayMs: number; timeoutMs: number };
+  /** The forward-auth listener (design §8); undefined: off. */
+  forwardAuth?: ForwardAuthSettings;
   /** How the operator names the two ports (`GATEWAY_PORT`, or `port` in a file), for a port-in-use message. */
   keys: { port: string; adminPort: string };
 }
 
+/** Top-level keys that hold a structure of their own. */
+const SECTIONS = ['urls', 'plugins', 'forward_auth'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** Single-valued top-level settings: `GATEWAY_<KEY>` in the environment, `<key>` in a file. */
 export const TOP_LEVEL_KEYS = [
@@ -80,6 +85,8 @@ export function environmentTree(env: Record<string, string | undefined>, unknown
     const rest = name.slice('GATEWAY_'.length);
     let m: RegExpExecArray | null;
     if (TOP_LEVEL_KEYS.includes(rest.toLowerCase() as never)) tree[rest.toLowerCase()] = value;
+    else if (rest.startsWith('FORWARD_AUTH_') && FORWARD_AUTH_KEYS.includes(rest.slice(13).toLowerCase() as never))
+      ((tree.forward_auth ??= {}) as Tree)[rest.slice(13).toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_(PATTERN|TARGET)$/.exec(rest))) entry('urls', Number(m[1]))[m[2]!.toLowerCase()] = value;
     else if ((m = /^URLS_(\d+)_PLUGINS_(.+)_ENABLED$/.exec(rest)))
       ((entry('urls', Number(m[1])).plugins ??= {}) as Tree)[m[2]!.toLowerCase()] = { enabled: value };
@@ -135,8 +142,8 @@ export function loadGatewayConfig(options: { env?: Record<string, string | undef
 
 export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
   for (const name of Object.keys(tree)) {
-    if (![...TOP_LEVEL_KEYS, 'urls', 'plugins'].includes(name as never)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
-    if (name !== 'trusted_proxies' && name !== 'urls' && name !== 'plugins') refuseNonScalar(tree[name], key([name]));
+    if (![...TOP_LEVEL_KEYS, ...SECTIONS].includes(name as never)) throw new GatewayConfigError(key([name]), 'is not a gateway setting');
+    if (name !== 'trusted_proxies' && !SECTIONS.includes(name as never)) refuseNonScalar(tree[name], key([name]));
   }
   const port = readPort(tree.port, gatewayDefaults.port, key(['port']));
   const adminPort = readPort(tree.admin_port, gatewayDefaults.adminPort, key(['admin_port']));
@@ -171,6 +178,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     timeoutMs: readShutdownDuration(tree.shutdown_timeout, gatewayDefaults.shutdownTimeoutMs, key(['shutdown_timeout']), false),
   };
   const keys = { port: key(['port']), adminPort: key(['admin_port']) };
+  const forwardAuth = readForwardAuth(tree.forward_auth, key, { ports: [port, adminPort], workers, plugins, urls });
   return {
     port,
     adminPort,
@@ -184,6 +192,7 @@ export function readGatewayConfig(tree: Tree, key: KeyNamer): GatewayConfig {
     requests,
     listener,
     shutdown,
+    ...(forwardAuth ? { forwardAuth } : {}),
     keys,
   };
 }

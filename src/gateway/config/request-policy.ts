@@ -67,19 +67,7 @@ export function readRequestPolicy(tree: Record<string, unknown>, key: KeyNamer):
     maxBodyBytes = Number(size[1]) * SIZE_UNITS[(size[2] ?? '').toLowerCase()]!;
   }
 
-  const raw = tree.trusted_proxies ?? [];
-  const list = (typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw.map(String) : undefined)?.map((s) => s.trim()).filter(Boolean);
-  if (!list) throw new GatewayConfigError(key(['trusted_proxies']), 'must be a list of CIDRs (or, in the environment, comma-separated)');
-  const trustedProxies = new BlockList();
-  for (const cidr of list) {
-    const [address = '', bits] = cidr.split('/');
-    const family = isIP(address);
-    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-    if (family === 0 || !/^\d{1,3}$/.test(bits ?? '0') || prefix > (family === 6 ? 128 : 32)) {
-      throw new GatewayConfigError(key(['trusted_proxies']), `"${cidr}" is not an address or CIDR (e.g. 10.0.0.0/8, fd00::/8)`);
-    }
-    trustedProxies.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
-  }
+  const { trustedProxies, list } = readAddressList(tree.trusted_proxies, key(['trusted_proxies']));
   return {
     path: {
       escapedSlashes: escaped as PathPolicy['escapedSlashes'],
@@ -93,4 +81,22 @@ export function readRequestPolicy(tree: Record<string, unknown>, key: KeyNamer):
     maxHeaders,
     maxBodyBytes,
   };
+}
+
+/** A list of addresses or CIDRs (a file's list, or the environment's comma-separated text), checked and compiled. */
+export function readAddressList(value: unknown, name: string): { trustedProxies: BlockList; list: string[] } {
+  const raw = value ?? [];
+  const list = (typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw.map(String) : undefined)?.map((s) => s.trim()).filter(Boolean);
+  if (!list) throw new GatewayConfigError(name, 'must be a list of CIDRs (or, in the environment, comma-separated)');
+  const trustedProxies = new BlockList();
+  for (const cidr of list) {
+    const [address = '', bits] = cidr.split('/');
+    const family = isIP(address);
+    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
+    if (family === 0 || !/^\d{1,3}$/.test(bits ?? '0') || prefix > (family === 6 ? 128 : 32)) {
+      throw new GatewayConfigError(name, `"${cidr}" is not an address or CIDR (e.g. 10.0.0.0/8, fd00::/8)`);
+    }
+    trustedProxies.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
+  }
+  return { trustedProxies, list };
 }

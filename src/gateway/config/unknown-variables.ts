@@ -1,5 +1,6 @@
 import { nearestName } from '../../validation/nearest-name.ts';
 import { PLUGIN_FIELDS, variablesReadBy } from '../plugins/registry.ts';
+import { FORWARD_AUTH_KEYS } from './forward-auth-settings.ts';
 import { type GatewayConfig, TOP_LEVEL_KEYS } from './gateway-config.ts';
 
 /**
@@ -10,6 +11,7 @@ import { type GatewayConfig, TOP_LEVEL_KEYS } from './gateway-config.ts';
 function candidates(name: string, pluginIds: readonly string[]): string[] {
   const numbers = [...new Set([...(name.match(/\d+/g) ?? []), '0'])];
   const names = TOP_LEVEL_KEYS.map((key) => `GATEWAY_${key.toUpperCase()}`);
+  for (const key of FORWARD_AUTH_KEYS) names.push(`GATEWAY_FORWARD_AUTH_${key.toUpperCase()}`);
   for (const n of numbers) {
     names.push(`GATEWAY_URLS_${n}_PATTERN`, `GATEWAY_URLS_${n}_TARGET`, `GATEWAY_PLUGINS_${n}_TYPE`, `GATEWAY_PLUGINS_${n}_ID`, `GATEWAY_PLUGINS_${n}_ENABLED`);
     for (const field of PLUGIN_FIELDS) names.push(`GATEWAY_PLUGINS_${n}_PARAMETERS_${field.toUpperCase()}`);

@@ -59,4 +59,16 @@ export interface PluginDefinition<Type extends string = string, Params = unknown
   /** What to ask once before anything listens, and again until it answers; undefined: nothing. */
   startupCheck?(plugin: PluginConfig<Type, Params, Keys>): (() => Promise<StartupOutcome>) | undefined;
   build(plugin: PluginConfig<Type, Params, Keys>): Promise<RequestPlugin>;
+  /**
+   * Why this instance cannot serve forward auth, where the user's proxy, not the gateway,
+   * forwards the request (design §8); undefined: it can. Without it, a type is refused there.
+   */
+  forwardAuthRefusal?(plugin: PluginConfig<Type, Params, Keys>, proxy: ForwardAuthProxy): GatewayConfigError | undefined;
+}
+
+/** What the configuration says the proxy in front of the forward-auth port does itself. */
+export interface ForwardAuthProxy {
+  subjectCookieStripped: boolean;
+  /** The operator's name of that setting, for the refusal's message. */
+  subjectCookieStrippedKey: string;
 }

@@ -1,4 +1,5 @@
-import type { PluginConfig, PluginDefinition, RequestPlugin, StartupOutcome } from './plugin.ts';
+import { GatewayConfigError } from '../settings/config-error.ts';
+import type { ForwardAuthProxy, PluginConfig, PluginDefinition, RequestPlugin, StartupOutcome } from './plugin.ts';
 import { tokenExchange } from './token-exchange/definition.ts';
 
 /** Every plugin type the gateway has: a new type is a folder under plugins/ and an entry here. */
@@ -34,4 +35,11 @@ export function pluginStartupCheck(plugin: ConfiguredPlugin): (() => Promise<Sta
 
 export function variablesReadBy(plugin: ConfiguredPlugin): string[] {
   return definitionOf(plugin).readsVariables?.(plugin.params) ?? [];
+}
+
+/** Design §8's guard for one plugin the forward-auth port may run; a type that says nothing is refused. */
+export function forwardAuthRefusal(plugin: ConfiguredPlugin, proxy: ForwardAuthProxy): GatewayConfigError | undefined {
+  const definition = definitionOf(plugin);
+  if (!definition.forwardAuthRefusal) return new GatewayConfigError(plugin.keys.entry, `a ${plugin.type} plugin cannot serve forward auth`);
+  return definition.forwardAuthRefusal(plugin, proxy);
 }

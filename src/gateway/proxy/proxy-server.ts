@@ -2,14 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { RequestPlugin } from '../plugins/plugin.ts';
-import { GatewayError, gatewayErrorBody } from '../request/gateway-error.ts';
-import { forwardableHeaders } from '../request/headers.ts';
+import { GatewayError } from '../request/gateway-error.ts';
 import { readInbound } from '../request/inbound.ts';
-import { Router } from '../request/routing.ts';
+import { answerGatewayError } from './answer-error.ts';
 import { answerClientError, refuseConnect } from './client-errors.ts';
 import { forward } from './forward.ts';
 import { setForwardingHeaders } from './forwarding.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
+import { createPipeline } from './pipeline.ts';
 import { requestIdOf } from './request-id.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
 
@@ -20,27 +20,19 @@ export interface ProxyParts {
   closing: () => boolean;
 }
 
-/** The reverse proxy's server: per request, decide → route → plugins → forwarding headers → forward. */
+/**
+ * The reverse proxy's server: per request, decide → route → plugins → forwarding headers → forward.
+ * The method and path are the request line's own: X-Original-* and X-Forwarded-Uri/-Method are
+ * read by the forward-auth port only (design §8).
+ */
 export function createProxyServer(config: GatewayConfig, plugins: readonly RequestPlugin[], log: Logger, { pools, metrics, closing }: ProxyParts): Server {
-  const router = new Router(config.urls, config.defaultTarget);
+  const pipeline = createPipeline(config, plugins, log);
 
   async function handle(request: IncomingMessage, response: ServerResponse, requestId: string, started: number): Promise<number> {
     if (closing())
       throw new GatewayError('GATEWAY_SHUTTING_DOWN', 'the gateway is shutting down; retry', { headers: { connection: 'close', 'retry-after': '1' } });
     const inbound = readInbound(request, config.requests);
-    const match = router.route(inbound.host, inbound.target.path, inbound.defaultPort);
-    if (!match) throw new GatewayError('GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
-    const { route, foldedRule } = match;
-    const headers = forwardableHeaders(request.headers);
-    // The access log's plugins, gathered only when it is written: at info and above it costs nothing.
-    const ran: string[] | undefined = log.isLevelEnabled('debug') ? [] : undefined;
-    for (const plugin of plugins) {
-      const enabled = (route.rule?.plugins[plugin.id] ?? plugin.enabled) || (foldedRule?.plugins[plugin.id] ?? plugin.enabled);
-      if (enabled) {
-        await plugin.run({ request, inbound, headers, route });
-        ran?.push(plugin.id);
-      }
-    }
+    const { route, headers, ran } = await pipeline(request, inbound);
     setForwardingHeaders(headers, request, { host: inbound.hostText, trustedProxies: config.requests.trustedProxies });
     // After the plugins, so the upstream always sees the id the caller's answer and our log carry.
     headers['x-request-id'] = requestId;
@@ -87,18 +79,7 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
       handle(request, response, requestId, started).then(
         (status) => metrics.observe(status, started),
         (error: unknown) => {
-          const known =
-            error instanceof GatewayError
-              ? error
-              : new GatewayError('GATEWAY_INTERNAL_ERROR', 'an unexpected error occurred; it has been logged', { cause: error });
-          log[known.status >= 500 ? 'warn' : 'info'](
-            { requestId, code: known.code, cause: (known.cause as Error | undefined)?.message, method: request.method, path: request.url?.split('?')[0] },
-            known.message,
-          );
-          request.resume(); // drain what the client still sends, so the connection stays usable
-          if (!response.headersSent)
-            response.writeHead(known.status, { ...known.headers, 'content-type': 'application/json; charset=utf-8' }).end(gatewayErrorBody(known));
-          else response.destroy();
+          const known = answerGatewayError(error, request, response, requestId, log);
           metrics.observe(known.status, started);
         },
       );

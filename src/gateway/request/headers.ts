@@ -49,7 +49,7 @@ function withoutConnectionFields(headers: IncomingHttpHeaders, drop: ReadonlySet
 }
 
 /** Node keeps only the first of repeated Authorization headers; the raw list shows them all. */
-export function countHeader(request: IncomingMessage, name: string): number {
+export function countHeader(request: Pick<IncomingMessage, 'rawHeaders'>, name: string): number {
   let count = 0;
   const raw = request.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) count++;

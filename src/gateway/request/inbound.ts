@@ -20,13 +20,16 @@ export interface InboundPolicy {
   maxBodyBytes: number | undefined;
 }
 
+/** What readInbound reads of a request: the proxy port's own, or the one a forward-auth check describes. */
+export type InboundSource = Pick<IncomingMessage, 'url' | 'headers' | 'rawHeaders' | 'httpVersionMajor' | 'httpVersionMinor'>;
+
 /**
  * Every byte here was chosen by the caller. Ambiguities that an upstream could resolve
  * differently from the gateway (two Hosts, two Authorizations, a Host that disagrees with an
  * absolute-form target, a path that resolves elsewhere) are refused or normalised now, so
  * that rules, plugins and the upstream all see one request.
  */
-export function readInbound(request: IncomingMessage, policy: InboundPolicy): Inbound {
+export function readInbound(request: InboundSource, policy: InboundPolicy): Inbound {
   if (countHeader(request, 'authorization') > 1)
     throw new GatewayError('GATEWAY_DUPLICATE_AUTHORIZATION', 'the request carries more than one Authorization header');
   if (countHeader(request, 'host') > 1) throw new GatewayError('GATEWAY_DUPLICATE_HOST', 'the request carries more than one Host header (RFC 9112 §3.2)');
@@ -52,7 +55,7 @@ export function readInbound(request: IncomingMessage, policy: InboundPolicy): In
   return { target, host, hostText: host.port === undefined ? host.host : `${host.host}:${host.port}`, defaultPort };
 }
 
-function checkDeclaredLength(request: IncomingMessage, max: number | undefined): void {
+function checkDeclaredLength(request: InboundSource, max: number | undefined): void {
   const declared = request.headers['content-length'];
   if (max !== undefined && declared !== undefined && Number(declared) > max) throw tooLarge(max);
 }

@@ -1,19 +1,44 @@
+import { GatewayConfigError } from '../../settings/config-error.ts';
 import type { PluginDefinition } from '../plugin.ts';
 import { askForClientToken, type ClientKeys } from './client-check.ts';
 import { tokenExchangePlugin } from './handler.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './schema.ts';
 
+/** The settings start-up messages name: the client's, and those forward auth checks. */
+type TokenExchangeKeys = ClientKeys & { subjectCookie: string; outputHeader: string };
+
 /** Spec §1: swaps the caller's token for a delegated one (RFC 8693) before the request goes on. */
-export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangeParams, ClientKeys> = {
+export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangeParams, TokenExchangeKeys> = {
   type: 'token-exchange',
   fields: FIELD_NAMES,
   parse: readTokenExchangeParams,
-  keys: (parameter) => ({ clientId: parameter('oauth_client_id'), clientSecret: parameter('oauth_client_secret') }),
+  keys: (parameter) => ({
+    clientId: parameter('oauth_client_id'),
+    clientSecret: parameter('oauth_client_secret'),
+    subjectCookie: parameter('subject_cookie_with_token'),
+    outputHeader: parameter('output_header'),
+  }),
   readsVariables: ({ actor }) => (actor.mode === 'gate_svid' && actor.source === 'env' ? [actor.envVar] : []),
   // A wrong secret stops start-up instead of failing the first proxied request.
   startupCheck: (plugin) => {
     const client = plugin.params.client;
     return client === undefined ? undefined : () => askForClientToken(plugin, client);
+  },
+  // Behind forward auth the user's proxy forwards the caller's request with our answer's headers
+  // written over its own: only a token in the header we overwrite is sure to be gone.
+  forwardAuthRefusal({ params, keys }, proxy) {
+    const { header, cookie } = params.subject;
+    if (cookie !== undefined && !proxy.subjectCookieStripped)
+      return new GatewayConfigError(
+        keys.subjectCookie,
+        `reads the subject from a cookie, which the proxy in front of forward auth passes on to the upstream; set ${proxy.subjectCookieStrippedKey} to true once the proxy strips it (docs/forward-auth.md)`,
+      );
+    if (header !== undefined && header.toLowerCase() !== params.outputHeader.toLowerCase())
+      return new GatewayConfigError(
+        keys.outputHeader,
+        `must be the subject's header (${header}) for forward auth: the proxy overwrites only the headers the check answers with, so the caller's token in ${header} would reach the upstream`,
+      );
+    return undefined;
   },
   async build({ id, enabled, params }) {
     const actor = params.actor;

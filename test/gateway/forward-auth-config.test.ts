@@ -83,6 +83,18 @@ describe('Gateway forward-auth settings', () => {
       /^GatewayConfigError: GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_COOKIE_WITH_TOKEN: reads the subject from a cookie, .* set GATEWAY_FORWARD_AUTH_SUBJECT_COOKIE_STRIPPED_BY_PROXY to true/,
     );
     assert.equal(loadGatewayConfig({ env: { ...cookie, GATEWAY_FORWARD_AUTH_SUBJECT_COOKIE_STRIPPED_BY_PROXY: 'true' } }).forwardAuth?.port, 9100);
+    // Regression (issue 28 review): the actor's token, which the caller sends along in request_actor
+    // mode, reached the upstream through the proxy: nothing in the check's answer clears it.
+    const requestActor = {
+      ...on,
+      GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: 'request_actor',
+      GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_HEADER_WITH_TOKEN: 'X-Actor-Token',
+      GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: '',
+      GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: '',
+    };
+    refused(requestActor, /^GatewayConfigError: GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: is request_actor: the actor's token comes with the request/);
+    const { GATEWAY_FORWARD_AUTH_PORT: _port, ...proxyOnly } = requestActor;
+    assert.equal(loadGatewayConfig({ env: proxyOnly }).plugins.length, 1, 'on the proxy port the gateway strips the actor itself');
     // The same plugins are fine on the proxy port alone, where the gateway itself strips the subject.
     assert.equal(loadGatewayConfig({ env: { ...plugin, GATEWAY_PLUGINS_0_PARAMETERS_OUTPUT_HEADER: 'X-Delegated' } }).plugins.length, 1);
     // A plugin no rule can turn on never answers a check.

@@ -5,7 +5,7 @@ import { tokenExchangePlugin } from './handler.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './schema.ts';
 
 /** The settings start-up messages name: the client's, and those forward auth checks. */
-type TokenExchangeKeys = ClientKeys & { subjectCookie: string; outputHeader: string };
+type TokenExchangeKeys = ClientKeys & { subjectCookie: string; outputHeader: string; actorMode: string };
 
 /** Spec §1: swaps the caller's token for a delegated one (RFC 8693) before the request goes on. */
 export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangeParams, TokenExchangeKeys> = {
@@ -17,6 +17,7 @@ export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangePara
     clientSecret: parameter('oauth_client_secret'),
     subjectCookie: parameter('subject_cookie_with_token'),
     outputHeader: parameter('output_header'),
+    actorMode: parameter('actor_mode'),
   }),
   readsVariables: ({ actor }) => (actor.mode === 'gate_svid' && actor.source === 'env' ? [actor.envVar] : []),
   // A wrong secret stops start-up instead of failing the first proxied request.
@@ -32,6 +33,13 @@ export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangePara
       return new GatewayConfigError(
         keys.subjectCookie,
         `reads the subject from a cookie, which the proxy in front of forward auth passes on to the upstream; set ${proxy.subjectCookieStrippedKey} to true once the proxy strips it (docs/forward-auth.md)`,
+      );
+    // The actor's token comes with the caller's request too, in a header or cookie the answer
+    // cannot clear: the proxy would hand it to the upstream.
+    if (params.actor.mode === 'request_actor')
+      return new GatewayConfigError(
+        keys.actorMode,
+        "is request_actor: the actor's token comes with the request, and the proxy in front of forward auth would pass it on to the upstream; use oauth_client or gate_svid for forward auth",
       );
     if (header !== undefined && header.toLowerCase() !== params.outputHeader.toLowerCase())
       return new GatewayConfigError(

@@ -98,10 +98,10 @@ export type PortMap = Record<number, number>;
 
 /**
  * Rewrites the docs' literal ports, wherever they name a port: in `127.0.0.1:PORT`, in a
- * `…_PORT=PORT` assignment, in a YAML `port: PORT` or `admin_port: PORT`, and in `http.server PORT`.
+ * `…_PORT=PORT` assignment, in a YAML `port: PORT` or `admin_port: PORT`, and in a Node server's `.listen(PORT`.
  */
 export function rewritePorts(text: string, ports: PortMap): string {
-  return text.replace(/(127\.0\.0\.1:|localhost:|_PORT=|\b(?:admin_)?port: |http\.server )(\d{4,5})\b/g, (whole, before: string, port: string) => {
+  return text.replace(/(127\.0\.0\.1:|localhost:|_PORT=|\b(?:admin_)?port: |\.listen\()(\d{4,5})\b/g, (whole, before: string, port: string) => {
     const to = ports[Number(port)];
     return to === undefined ? whole : `${before}${to}`;
   });

@@ -19,6 +19,10 @@ const docs = [
     .map((f) => `docs/${f}`),
 ];
 
+// What a reader of the docs has: the examples use nothing else (checked below), so `npm test`
+// runs them on a machine with only Node, npm and curl.
+const TOOLS = ['bash', 'curl', 'node'];
+
 describe('the examples of the docs run as written', { concurrency: true }, () => {
   for (const doc of docs) {
     const blocks = extractBlocks(readFileSync(fileURLToPath(new URL(doc, root)), 'utf8'));
@@ -28,13 +32,8 @@ describe('the examples of the docs run as written', { concurrency: true }, () =>
     if (shell.length === 0 && yaml.length === 0) continue;
 
     it(`${doc}: ${shell.length} shell blocks in one session, ${yaml.length} gateway configurations`, async () => {
-      const tools = ['bash', 'curl', 'jq', ...(shell.some((b) => b.text.includes('python3')) ? ['python3'] : [])];
-      const missing = missingTools(tools);
-      assert.deepEqual(
-        missing,
-        [],
-        `${doc}'s examples need ${missing.join(', ')}, not found on PATH; install ${missing.length > 1 ? 'them' : 'it'} (.ci/run does)`,
-      );
+      const missing = missingTools(TOOLS);
+      assert.deepEqual(missing, [], `${doc}'s examples need ${missing.join(', ')}, not found on PATH`);
       const demo = await startDocsDemo();
       try {
         const runs = await runShellBlocks(doc, shell, demo);
@@ -47,6 +46,18 @@ describe('the examples of the docs run as written', { concurrency: true }, () =>
       }
     });
   }
+});
+
+describe('the examples need only what their readers have', () => {
+  it('call no program beyond bash, Node, npm, curl and the repository (bin/json reads JSON in place of jq)', () => {
+    const others = docs.flatMap((doc) =>
+      extractBlocks(readFileSync(fileURLToPath(new URL(doc, root)), 'utf8'))
+        .filter(runsInSession)
+        .filter((b) => /(^|[\s|;&($`])(jq|python3?|openssl|perl|ruby)\s/m.test(b.text))
+        .map((b) => `${doc}:${b.line}`),
+    );
+    assert.deepEqual(others, [], 'examples that call jq, python, openssl, perl or ruby');
+  });
 });
 
 describe('blocks that do not run say why', () => {

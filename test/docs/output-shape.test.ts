@@ -111,8 +111,8 @@ describe('extractBlocks: the runnable blocks of a doc', () => {
 
   it("rewrites the docs' ports where they name a port, and nothing else", () => {
     assert.equal(
-      rewritePorts('curl http://127.0.0.1:8080/x GATEWAY_PORT=8010 port: 8000 http.server 8081 id 8080', { 8080: 1, 8010: 2, 8000: 3, 8081: 4 }),
-      'curl http://127.0.0.1:1/x GATEWAY_PORT=2 port: 3 http.server 4 id 8080',
+      rewritePorts('curl http://127.0.0.1:8080/x GATEWAY_PORT=8010 port: 8000 .listen(8081, id 8080', { 8080: 1, 8010: 2, 8000: 3, 8081: 4 }),
+      'curl http://127.0.0.1:1/x GATEWAY_PORT=2 port: 3 .listen(4, id 8080',
     );
   });
 });

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { MailMessage } from '../../src/email/mailer.ts';
 import { describeSmtpUrl, parseSmtpUrl, smtpMailer } from '../../src/email/smtp-mailer.ts';
 import { verificationEmail } from '../../src/email/verification-email.ts';
@@ -161,37 +160,13 @@ describe('SMTP transport', () => {
   });
 
   describe('with STARTTLS offered', () => {
-    let directory: string;
-    let tls: { key: string; cert: string };
-    before(() => {
-      directory = mkdtempSync(join(tmpdir(), 'tessera-smtp-tls-'));
-      const [key, cert] = [join(directory, 'key.pem'), join(directory, 'cert.pem')];
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-          '-keyout',
-          key,
-          '-out',
-          cert,
-        ],
-        { stdio: 'ignore' },
-      );
-      tls = { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
-    });
-    after(() => rmSync(directory, { recursive: true, force: true }));
+    // A checked-in key and self-signed certificate for 127.0.0.1, valid for a hundred years, so
+    // that this test needs no openssl (or other program) on the machine. The key guards nothing
+    // but this test's listener. Made with:
+    //   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 36500 \
+    //     -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout smtp-tls-key.pem -out smtp-tls-cert.pem
+    const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+    const tls = { key: readFileSync(join(fixtures, 'smtp-tls-key.pem'), 'utf8'), cert: readFileSync(join(fixtures, 'smtp-tls-cert.pem'), 'utf8') };
 
     it('upgrades the connection before sending', async () => {
       const listener = await startSmtpListener({ tls });

@@ -1,8 +1,10 @@
-import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sparticuz from '@sparticuz/chromium';
 import puppeteer, { type Browser, type CDPSession, type Cookie, type Page } from 'puppeteer-core';
+import { type ChromiumChoice, findChromium } from './chromium.ts';
 
 // A real headless Chromium for the console's tests. The console sends a strict CSP
 // (script-src 'self', no 'unsafe-inline' or 'unsafe-eval'), and these helpers work under it
@@ -10,32 +12,18 @@ import puppeteer, { type Browser, type CDPSession, type Cookie, type Page } from
 // What the tests run in the page goes in over CDP (Runtime.evaluate / callFunctionOn), which the
 // page's CSP does not govern — even eval from such code runs, while the page's own eval is refused.
 
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+export { chromiumPath } from './chromium.ts';
 
-/** $CHROMIUM_PATH when set (and then it must be there), else the first known install on the machine. */
-export function chromiumPath(): string {
-  const fromEnv = process.env.CHROMIUM_PATH;
-  const candidates = fromEnv ? [fromEnv] : CANDIDATES;
-  for (const path of candidates) {
-    try {
-      accessSync(path, constants.X_OK);
-      return path;
-    } catch {}
-  }
-  throw new Error(
-    `${fromEnv ? `CHROMIUM_PATH=${fromEnv} is not an executable` : `no Chromium found at ${CANDIDATES.join(', ')}`}: ` +
-      'the console tests need a real browser; install it with `apt-get install chromium` (Debian/Ubuntu), ' +
-      'or set CHROMIUM_PATH to a Chromium or Chrome executable',
-  );
-}
-
-/** Headless Chromium; each test file launches its own and closes it in `after`. */
-export async function launchBrowser(): Promise<Browser> {
+/** Headless Chromium (findChromium's choice unless given one); each test file launches its own and closes it in `after`. */
+export async function launchBrowser(chromium: ChromiumChoice = findChromium()): Promise<Browser> {
+  const npm = chromium.from === 'npm';
   return puppeteer.launch({
-    executablePath: chromiumPath(),
-    headless: true,
+    executablePath: chromium.executablePath,
+    // The npm build is chrome-headless-shell, which has only the old headless mode.
+    headless: npm ? 'shell' : true,
     // DevTools over a pipe, not a TCP port other local processes could reach.
     pipe: true,
+    env: { ...process.env, ...chromium.env },
     args: [
       // /dev/shm is 64 MB in most containers; Chromium crashes tabs when it fills.
       '--disable-dev-shm-usage',
@@ -46,8 +34,23 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-component-update',
       // Chromium refuses to start its sandbox as root (CI containers); a normal user keeps it.
       ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+      ...(npm ? NPM_CHROMIUM_ARGS : []),
     ],
   });
+}
+
+/**
+ * What the npm build needs to start: the package's `args`, less the flags that switch off the
+ * same-origin policy and mixed-content blocking (the tests check the pages as users' browsers
+ * enforce them) and less --single-process, which AWS Lambda's seccomp needs and which crashes the
+ * browser when a test closes a second browser context.
+ */
+const NPM_CHROMIUM_ARGS = npmChromiumArgs();
+
+function npmChromiumArgs(): string[] {
+  const dropped = ['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials'];
+  // puppeteer sets the headless mode itself.
+  return sparticuz.args.filter((arg) => !dropped.includes(arg) && !arg.startsWith('--headless'));
 }
 
 /** A credential as the virtual authenticator holds it; ids are base64url, as PublicKeyCredential.id and the server have them. */

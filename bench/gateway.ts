@@ -59,10 +59,12 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
   const rows: Row[] = [];
   const upstream = await startProcess(process.execPath, node(here('./peers/upstream-server.ts')), portEnv());
   let service: BenchProcess | undefined;
-  const cpuOf = (proc?: BenchProcess) => ({
+  // `checks`: the gateway answering a proxy's forward-auth checks, a process of its own beside it.
+  const cpuOf = (proc?: BenchProcess, checks?: BenchProcess) => ({
     'load generator': ownCpuSeconds,
     upstream: upstream.cpuSeconds,
     ...(proc ? { proxy: proc.cpuSeconds } : {}),
+    ...(checks ? { 'forward-auth gateway': checks.cpuSeconds } : {}),
     ...(service ? { service: service.cpuSeconds } : {}),
   });
   const drive = async (
@@ -71,9 +73,10 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     proc?: BenchProcess,
     headers: Record<string, string> = {},
     perRequestHeaders?: () => Record<string, string>,
+    checks?: BenchProcess,
   ) => {
     // CPU per request is the proxy's own (the upstream's on the direct row).
-    const { result, cpu } = await measureCpu(cpuOf(proc), () =>
+    const { result, cpu } = await measureCpu(cpuOf(proc, checks), () =>
       cpuPerRequest((proc ?? upstream).cpuSeconds, () =>
         load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) }),
       ),
@@ -136,6 +139,7 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
             nginx,
             cache ? { authorization: `Bearer ${setup.subjects[0]}` } : {},
             cache ? undefined : () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` }),
+            checks,
           ).finally(async () => {
             await nginx.stop();
             await checks.stop();
@@ -170,7 +174,7 @@ const TOKEN_ENDPOINT_ROW = 'token endpoint alone: the exchange a miss sends';
 
 /** Two cores are shared by every process of a row: this shows where they went. */
 function cpuTable(rows: readonly Row[]): string {
-  const columns = ['load generator', 'upstream', 'proxy', 'service'];
+  const columns = ['load generator', 'upstream', 'proxy', 'forward-auth gateway', 'service'];
   const cell = (value: number | undefined) => (value === undefined ? '' : `${Math.round(value * 100)} %`);
   return [
     `| CPU, % of one core | ${columns.join(' | ')} |`,

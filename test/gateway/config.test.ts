@@ -64,6 +64,7 @@ describe('Gateway configuration', () => {
           clientId: `${P}OAUTH_CLIENT_ID`,
           clientSecret: `${P}OAUTH_CLIENT_SECRET`,
           subjectCookie: `${P}SUBJECT_COOKIE_WITH_TOKEN`,
+          actorMode: `${P}ACTOR_MODE`,
           outputHeader: `${P}OUTPUT_HEADER`,
         },
       },
@@ -300,6 +301,7 @@ describe('Gateway configuration', () => {
       clientId: 'plugins[0].parameters.oauth_client_id',
       clientSecret: `${P}OAUTH_CLIENT_SECRET`,
       subjectCookie: 'plugins[0].parameters.subject_cookie_with_token',
+      actorMode: 'plugins[0].parameters.actor_mode',
       outputHeader: 'plugins[0].parameters.output_header',
     });
     assert.throws(

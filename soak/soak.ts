@@ -1,6 +1,14 @@
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freshDatabase, type GatewayProcess, type Replica, startAll, startGatewayProcess, startReplicas } from '../test/helpers/replicas.ts';
+import {
+  freshDatabase,
+  type GatewayProcess,
+  type ManagedProcess,
+  type Replica,
+  startAll,
+  startGatewayProcess,
+  startReplicas,
+} from '../test/helpers/replicas.ts';
 import { type SmtpListenerOptions, startSmtpListener } from '../test/helpers/smtp.ts';
 import { startCheckingUpstream } from './checking-upstream.ts';
 import { FAULTS } from './faults.ts';
@@ -125,10 +133,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
     const memory = watched.map(({ process, pid }, i) => ({ process, baselineMiB: baseline[i]!, endMiB: residentMiB(pid) ?? 0 }));
     const probed = [
-      ...replicas.map((replica, i) => ({ name: `replica ${i + 1}`, url: `${replica.url}/readyz` })),
-      ...gateways.map((gateway, i) => ({ name: `gateway ${i + 1}`, url: `${gateway.adminUrl}/readyz` })),
+      ...replicas.map((replica, i) => ({ name: `replica ${i + 1}`, url: `${replica.url}/readyz`, process: replica as ManagedProcess })),
+      ...gateways.map((gateway, i) => ({ name: `gateway ${i + 1}`, url: `${gateway.adminUrl}/readyz`, process: gateway as ManagedProcess })),
     ];
-    const stillNotReady = (await Promise.all(probed.map(async ({ name, url }) => ({ name, last: await readyWithin(url, 15_000) })))).filter(
+    // A process that stays unready says why: whether it ended, how, and its last lines (a CI run saw
+    // the restarted replica answer nothing at the end, and nothing more could be told).
+    const notReady = async ({ name, url, process }: (typeof probed)[number]) => {
+      const last = await readyWithin(url, 15_000);
+      return last === undefined ? undefined : `${last}${await ending(process)}`;
+    };
+    const stillNotReady = (await Promise.all(probed.map(async (probe) => ({ name: probe.name, last: await notReady(probe) })))).filter(
       (probe) => probe.last !== undefined,
     );
     const invariants: Invariant[] = [
@@ -183,4 +197,19 @@ function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/** How a process that stays unready stands: ended (with its code or signal) or running, and its last lines. */
+async function ending(process: ManagedProcess): Promise<string> {
+  const status = await Promise.race([process.exited, sleep(0).then(() => undefined)]);
+  const state = status ? `, ended (${status.signal ?? `exit ${status.code}`})` : ', still running';
+  // One table cell of the report: the lines joined, each cut to 300 characters.
+  const lines = process
+    .output()
+    .trimEnd()
+    .split('\n')
+    .slice(-5)
+    .map((line) => line.slice(0, 300))
+    .join(' ⏎ ');
+  return `${state}; its last lines: ${lines}`;
 }

@@ -138,7 +138,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ];
     // A process that stays unready says why: whether it ended, how, and its last lines (a CI run saw
     // the restarted replica answer nothing at the end, and nothing more could be told).
-    const notReady = async ({ name, url, process }: (typeof probed)[number]) => {
+    const notReady = async ({ url, process }: (typeof probed)[number]) => {
       const last = await readyWithin(url, 15_000);
       return last === undefined ? undefined : `${last}${await ending(process)}`;
     };

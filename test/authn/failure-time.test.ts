@@ -137,8 +137,10 @@ for (const backend of backends()) {
         times.push(performance.now() - started);
         assert.equal(response.status, 200, JSON.stringify(response.body));
       }
+      // A success that waited would take the whole budget or more, never less; one that did not takes
+      // a policy hash's verification, which a loaded CI machine stretched to 576 ms (the bound was 75 %).
       const ms = median(times);
-      assert.ok(ms < BUDGET_MS * 0.75, `a success took ${ms.toFixed(0)} ms (median), as if it waited for the ${BUDGET_MS} ms budget`);
+      assert.ok(ms < BUDGET_MS, `a success took ${ms.toFixed(0)} ms (median), as if it waited for the ${BUDGET_MS} ms budget`);
     });
 
     it('regression: a second password is refused 409 (several made a person’s failures slower than a stranger’s), and the first still logs in', async () => {

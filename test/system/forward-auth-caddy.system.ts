@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { claims } from '../helpers/oauth.ts';
 import { docConfiguration } from './forward-auth-doc.ts';
-import { type ForwardAuthStack, freePort, requireProgram, runProxy, startForwardAuthStack } from './forward-auth-stack.ts';
+import { type ForwardAuthStack, forwardsDelegated, freePort, requireProgram, runProxy, startForwardAuthStack } from './forward-auth-stack.ts';
 
 const codeOf = async (answer: Response) => ((await answer.json()) as { errors: { code: string }[] }).errors[0]!.code;
 
@@ -35,18 +34,7 @@ describe("Caddy forward_auth in front of the gateway's forward-auth port, config
   });
   beforeEach(() => (stack.upstream.requests.length = 0));
 
-  it("forwards the request with the delegated token, never the caller's", async () => {
-    const token = await stack.personToken();
-    const answer = await fetch(`${proxy}/orders/1?expand=lines`, { headers: { authorization: `Bearer ${token}` } });
-    assert.equal(answer.status, 200, await answer.text());
-    assert.equal(stack.upstream.requests.length, 1);
-    const [forwarded] = stack.upstream.requests;
-    assert.equal(forwarded!.url, '/orders/1?expand=lines');
-    const delegated = String(forwarded!.headers.authorization).replace(/^Bearer /, '');
-    assert.equal(claims(delegated).sub, stack.person);
-    assert.ok(!forwarded!.rawHeaders.join('\n').includes(token), "the caller's token reached the upstream");
-    assert.ok(forwarded!.headers['x-request-id'], "the gateway's request id");
-  });
+  it("forwards the request with the delegated token, never the caller's", () => forwardsDelegated(stack, proxy));
 
   it("answers the gateway's 401 at Caddy when the token is missing, forwarding nothing", async () => {
     const answer = await fetch(`${proxy}/orders/1`);

@@ -8,7 +8,7 @@ import { readGatewayConfig } from '../../src/gateway/config/gateway-config.ts';
 import { type RunningGateway, startGateway } from '../../src/gateway/lifecycle.ts';
 import { fileKey } from '../../src/gateway/settings/config-error.ts';
 import { backends } from '../helpers/backends.ts';
-import { createPerson, mintPersonToken, registerClient } from '../helpers/oauth.ts';
+import { claims, createPerson, mintPersonToken, registerClient } from '../helpers/oauth.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -121,4 +121,18 @@ export async function runProxy(command: string, args: string[], url: string, env
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Through `proxy`, a call with a person's token reaches the upstream as sent, with the delegated token in its place and the gateway's request id. */
+export async function forwardsDelegated(stack: ForwardAuthStack, proxy: string): Promise<void> {
+  const token = await stack.personToken();
+  const answer = await fetch(`${proxy}/orders/1?expand=lines`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(answer.status, 200, await answer.text());
+  assert.equal(stack.upstream.requests.length, 1);
+  const [forwarded] = stack.upstream.requests;
+  assert.equal(forwarded!.url, '/orders/1?expand=lines');
+  const delegated = String(forwarded!.headers.authorization).replace(/^Bearer /, '');
+  assert.equal(claims(delegated).sub, stack.person);
+  assert.ok(!forwarded!.rawHeaders.join('\n').includes(token), "the caller's token reached the upstream");
+  assert.ok(forwarded!.headers['x-request-id'], "the gateway's request id");
 }

@@ -9,7 +9,7 @@
 //   features    oauth, authn, credentials, methods, persons, clients, organizations, audit,
 //               connections, scim, verification, email, invitations, housekeeping, console
 //   roots       service (the composition root), gateway (its own program), commands, demo, dev, cli.ts
-const LEAVES = '^src/(errors|crypto|concurrency|validation|runtime)/|^src/config/defaults[.]ts$';
+const LEAVES = '^src/(errors|crypto|concurrency|validation|runtime|telemetry)/|^src/config/defaults[.]ts$';
 const FEATURES = '^src/(oauth|authn|credentials|methods|persons|clients|organizations|audit|connections|scim|verification|email|invitations|housekeeping|console)/';
 const ROOTS = '^src/(service|gateway|commands|demo|dev)/|^src/cli[.]ts$';
 

@@ -9,6 +9,7 @@ import { startEchoUpstream } from '../demo/echo-upstream.ts';
 import { assertPortsFree, explainListenError } from '../runtime/ports.ts';
 import { startService } from '../service/service.ts';
 import { describe } from '../store/open-store.ts';
+import { startTracing } from '../telemetry/start-tracing.ts';
 import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
 
 export const demoCommand: Command = {
@@ -68,6 +69,7 @@ ${DATABASE_ENVIRONMENT}
     await assertPortsFree(ports);
     // The development transport writes each email, code shown, at info: above the demo's log level.
     const mailLogLevel = config.logLevel === 'silent' ? undefined : 'info';
+    const tracing = await startTracing(config.tracing, 'tessera-demo');
     const service = await startService(config, { revealCodes: true, ...(mailLogLevel ? { mailLogLevel } : {}) }).catch((error: unknown) => {
       throw explainListenError(error, ports);
     });
@@ -88,6 +90,7 @@ ${DATABASE_ENVIRONMENT}
         await gateway.close();
         await echo.close();
         await service.close();
+        await tracing?.shutdown();
       });
       printBanner({
         serviceUrl: service.url,

@@ -5,6 +5,8 @@ import { gatewayStartupWarnings } from '../gateway/startup-warnings.ts';
 import { assertPortsFree } from '../runtime/ports.ts';
 import { primaryReport } from '../runtime/primary-report.ts';
 import { runWorkers } from '../runtime/run-workers.ts';
+import { traceFields } from '../telemetry/spans.ts';
+import { startTracing } from '../telemetry/start-tracing.ts';
 import { type Command, closeOnSignals, parseOptions } from './command.ts';
 
 export const gatewayCommand: Command = {
@@ -32,6 +34,8 @@ Environment (the most used):
   GATEWAY_FORWARD_AUTH_PORT        also answer authorization checks from your own proxy
                                    (nginx auth_request, Caddy, Traefik, Envoy, HAProxy);
                                    see docs/forward-auth.md
+  OTEL_EXPORTER_OTLP_ENDPOINT      send OpenTelemetry traces there (the other OTEL_*
+                                   variables apply); see docs/operations.md
 
 An invalid value, or an unknown key inside a known structure, stops start-up with one
 message naming the key. A GATEWAY_* variable that configures nothing is warned about,
@@ -41,8 +45,8 @@ stops start-up; a service that does not answer yet leaves /readyz at 503 until i
   async run(args) {
     const options = parseOptions('gateway', args, { config: { type: 'string' } });
     if (options.help) return void process.stdout.write(gatewayCommand.help);
-    const { config, unknownVariables } = loadGatewaySetup({ env: process.env, ...(options.config ? { file: options.config } : {}) });
-    const log = pino({ level: config.logLevel });
+    const { config, unknownVariables, tracing: tracingSettings } = loadGatewaySetup({ env: process.env, ...(options.config ? { file: options.config } : {}) });
+    const log = pino({ level: config.logLevel, mixin: traceFields });
     // Warnings go to the log and to stderr: a log level of error or a log shipped elsewhere
     // must not hide from the operator at the terminal that a setting does nothing. Once,
     // by the first process, not again by each worker.
@@ -61,11 +65,22 @@ stops start-up; a service that does not answer yet leaves /readyz at 503 until i
     if (!(await runWorkers(config.workers, config.forwardAuth ? 3 : 2, primaryReport('tessera gateway', config.logLevel)))) return;
     // Imported here, not above: a primary that only watches its workers need not hold the proxy.
     const { launchGateway } = await import('../gateway/launch.ts');
+    // Before the servers are made: each wraps its requests in spans only if tracing runs by then.
+    const tracing = await startTracing(tracingSettings, 'tessera-gateway');
     const gateway = await launchGateway(config, log);
     log.info(
-      { url: gateway.url, admin: gateway.adminUrl, forwardAuth: gateway.forwardAuthUrl, plugins: config.plugins.map((p) => p.id) },
+      {
+        url: gateway.url,
+        admin: gateway.adminUrl,
+        forwardAuth: gateway.forwardAuthUrl,
+        plugins: config.plugins.map((p) => p.id),
+        traces: tracingSettings ? tracingSettings.protocol : 'off',
+      },
       'tessera gateway started',
     );
-    closeOnSignals(() => gateway.close());
+    closeOnSignals(async () => {
+      await gateway.close();
+      await tracing?.shutdown();
+    });
   },
 };

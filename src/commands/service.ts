@@ -4,6 +4,7 @@ import { unknownServiceVariableWarnings } from '../config/unknown-variables.ts';
 import { explainListenError } from '../runtime/ports.ts';
 import { primaryReport } from '../runtime/primary-report.ts';
 import { runWorkers } from '../runtime/run-workers.ts';
+import { startTracing } from '../telemetry/start-tracing.ts';
 import { type Command, closeOnSignals, DATABASE_ENVIRONMENT, parseOptions } from './command.ts';
 import { warnOfUnknownVariables } from './variable-warnings.ts';
 
@@ -30,6 +31,8 @@ ${DATABASE_ENVIRONMENT}
   TESSERA_WORKERS             processes on the one port: 1 to 64, or auto (default 1)
   TESSERA_SHUTDOWN_DELAY      seconds to serve on after SIGTERM with /readyz failing (default 0)
   TESSERA_SHUTDOWN_TIMEOUT    seconds requests in flight get to finish after that (default 10)
+  OTEL_EXPORTER_OTLP_ENDPOINT send OpenTelemetry traces there (the other OTEL_* variables
+                              apply); see docs/operations.md
 `,
   async run(args) {
     const options = parseOptions('service', args, {});
@@ -43,11 +46,19 @@ ${DATABASE_ENVIRONMENT}
     if (!(await runWorkers(config.workers, 1, primaryReport('tessera service', config.logLevel)))) return;
     // Imported here, not above: a primary that only watches its workers need not hold the service.
     const [{ startService }, { describe }] = await Promise.all([import('../service/service.ts'), import('../store/open-store.ts')]);
+    // Before the service is built: its HTTP server, store and mailer are traced only if tracing runs by then.
+    const tracing = await startTracing(config.tracing, 'tessera-service');
     const service = await startService(config).catch((error: unknown) => {
       throw explainListenError(error, [{ setting: 'TESSERA_PORT', host: config.host, port: config.port }]);
     });
     for (const warning of [...unknown, ...warnings]) service.app.log.warn(warning);
-    service.app.log.info({ url: service.url, issuer: service.issuer, database: describe(config.databaseUrl) }, 'tessera service started');
-    closeOnSignals(() => service.close());
+    service.app.log.info(
+      { url: service.url, issuer: service.issuer, database: describe(config.databaseUrl), traces: config.tracing ? config.tracing.protocol : 'off' },
+      'tessera service started',
+    );
+    closeOnSignals(async () => {
+      await service.close();
+      await tracing?.shutdown();
+    });
   },
 };

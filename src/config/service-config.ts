@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
 import type { ListenerPolicy } from '../runtime/listener-policy.ts';
 import { parseWorkers, WORKERS_RULE } from '../runtime/run-workers.ts';
+import { readTracingSettings, type TracingSettings } from '../telemetry/tracing-settings.ts';
 import { isEmailAddress } from '../validation/email.ts';
 import { defaultDatabaseUrl, sqliteFile } from './data-dir.ts';
 import { DEFAULT_FAILURE_TIME_MS, FAILURE_TIME_RANGE_MS } from './defaults.ts';
@@ -87,6 +88,8 @@ export interface ServiceConfig {
   shutdown: { delayMs: number; timeoutMs: number };
   /** Timeouts, keep-alive and connection caps of the service's port, per process (src/runtime/listener-policy.ts). */
   listener: ListenerPolicy;
+  /** From the standard OTEL_* variables; undefined: no OTLP endpoint, no tracing (docs/operations.md). */
+  tracing?: TracingSettings;
 }
 
 /** A configuration that cannot start; the message names every variable at fault. */
@@ -154,6 +157,8 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
   problems.push(...listenerProblems);
   // An email is sent before its answer starts: the connection must not be closed as idle meanwhile.
   if (listener.idleTimeoutMs <= smtpTimeoutMs) problems.push(`TESSERA_IDLE_TIMEOUT: must be ${serviceVariables.TESSERA_IDLE_TIMEOUT.rule}`);
+  const tracing = readTracingSettings(env);
+  problems.push(...tracing.problems.map(({ variable, rule }) => `${variable}: ${rule}`));
   const warnings: string[] = [];
   let secret = values.TESSERA_SECRET;
   if (!secret && !dev) problems.push('TESSERA_SECRET: is required (at least 32 characters) unless TESSERA_DEV=1');
@@ -183,6 +188,7 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
       smtpTimeoutMs,
       shutdown,
       listener,
+      ...(tracing.settings ? { tracing: tracing.settings } : {}),
     },
     warnings,
   };

@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import { ApiError } from '../errors/api-error.ts';
 import { identityFields, isObject } from '../scim-user/user-resource.ts';
+import { inSpan, SpanKind, withTraceContext } from '../telemetry/spans.ts';
 import { canonicalEmailAddress } from '../validation/email.ts';
 import { checkLiteralHost, ForbiddenDestinationError, guardedLookup, type ResolveAll } from './address-policy.ts';
 import type { DirectoryIdentity, IdentityRef } from './directory-identity.ts';
@@ -64,7 +65,21 @@ export class ScimPullClient {
     return matches[0];
   }
 
-  async #get(baseUrl: string, token: string, path: string, accepted: number[]): Promise<{ status: number; body: unknown }> {
+  /** A client span per pull (`GET scim directory`), its status set, and the directory's spans its children. */
+  #get(baseUrl: string, token: string, path: string, accepted: number[]): Promise<{ status: number; body: unknown }> {
+    return inSpan(
+      'GET scim directory',
+      { 'server.address': URL.canParse(baseUrl) ? new URL(baseUrl).host : '' },
+      async (span) => {
+        const answer = await this.#pull(baseUrl, token, path, accepted);
+        span?.setAttribute('http.response.status_code', answer.status);
+        return answer;
+      },
+      SpanKind.CLIENT,
+    );
+  }
+
+  async #pull(baseUrl: string, token: string, path: string, accepted: number[]): Promise<{ status: number; body: unknown }> {
     const signal = AbortSignal.timeout(this.#timeoutMs);
     let status: number;
     let text: string;
@@ -75,7 +90,7 @@ export class ScimPullClient {
     try {
       const response = await request(url, {
         method: 'GET',
-        headers: { authorization: `Bearer ${token}`, accept: 'application/scim+json, application/json' },
+        headers: withTraceContext({ authorization: `Bearer ${token}`, accept: 'application/scim+json, application/json' }),
         signal,
         dispatcher: this.#dispatcher,
       });

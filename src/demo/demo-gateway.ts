@@ -4,6 +4,7 @@ import { launchGateway } from '../gateway/launch.ts';
 import type { RunningGateway } from '../gateway/lifecycle.ts';
 import { envKey } from '../gateway/settings/config-error.ts';
 import type { RunningService } from '../service/service.ts';
+import { traceFields } from '../telemetry/spans.ts';
 import { adminApi } from './admin-api.ts';
 
 const CLIENT_NAME = 'demo-gateway';
@@ -89,5 +90,5 @@ export async function startDemoGateway(
     },
     envKey,
   );
-  return launchGateway(config, pino({ level: env.GATEWAY_LOG_LEVEL ?? 'warn' }));
+  return launchGateway(config, pino({ level: env.GATEWAY_LOG_LEVEL ?? 'warn', mixin: traceFields }));
 }

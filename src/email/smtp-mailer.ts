@@ -1,4 +1,5 @@
 import { createTransport } from 'nodemailer';
+import { inSpan, SpanKind } from '../telemetry/spans.ts';
 import { emailNotSent, type Mailer, type MailLog, type MailMessage, type SendFailure } from './mailer.ts';
 
 export interface SmtpOptions {
@@ -76,30 +77,32 @@ export function smtpMailer(options: SmtpOptions): Mailer {
   });
   return {
     description,
-    async send(message: MailMessage): Promise<void> {
-      try {
-        await transporter.sendMail({
-          from: { name: message.fromName, address: message.fromAddress ?? options.from },
-          // The bounce address is always ours, whatever From says.
-          // One recipient, as an address object: a string would be parsed as a list of them
-          // (and display names), so an odd directory value could add recipients.
-          envelope: { from: options.from, to: [message.to] },
-          to: { name: '', address: message.to },
-          subject: message.subject,
-          text: message.text,
-          html: message.html,
-          signal: AbortSignal.timeout(options.timeoutMs),
-        });
-      } catch (error) {
-        const { code, responseCode, command } = error as { code?: string; responseCode?: number; command?: string };
-        // Only codes, never the server's text (it may quote the address) nor the AUTH command's argument.
-        const detail = [code ?? 'error', responseCode, command?.split(' ')[0]].filter((part) => part !== undefined).join(' ');
-        options.log.warn({ smtp: description, reason: detail }, 'sending an email failed');
-        throw emailNotSent(failureOf(code), detail);
-      }
-    },
+    send: (message: MailMessage): Promise<void> => inSpan('smtp send', { 'server.address': endpoint.host }, () => send(message), SpanKind.CLIENT),
     async close() {
       transporter.close();
     },
   };
+
+  async function send(message: MailMessage): Promise<void> {
+    try {
+      await transporter.sendMail({
+        from: { name: message.fromName, address: message.fromAddress ?? options.from },
+        // The bounce address is always ours, whatever From says.
+        // One recipient, as an address object: a string would be parsed as a list of them
+        // (and display names), so an odd directory value could add recipients.
+        envelope: { from: options.from, to: [message.to] },
+        to: { name: '', address: message.to },
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+    } catch (error) {
+      const { code, responseCode, command } = error as { code?: string; responseCode?: number; command?: string };
+      // Only codes, never the server's text (it may quote the address) nor the AUTH command's argument.
+      const detail = [code ?? 'error', responseCode, command?.split(' ')[0]].filter((part) => part !== undefined).join(' ');
+      options.log.warn({ smtp: description, reason: detail }, 'sending an email failed');
+      throw emailNotSent(failureOf(code), detail);
+    }
+  }
 }

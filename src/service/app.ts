@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
@@ -26,6 +27,8 @@ import { organizationRoutes } from '../organizations/routes.ts';
 import { personRoutes } from '../persons/routes.ts';
 import { SCIM_PREFIX, scimServer } from '../scim/plugin.ts';
 import type { Store } from '../store/store.ts';
+import { nameRequestSpan, tracedRequests } from '../telemetry/server-spans.ts';
+import { traceFields, tracingOn } from '../telemetry/spans.ts';
 import { verificationRoutes } from '../verification/routes.ts';
 import { openapiDocument } from './openapi.ts';
 import { opsRoutes } from './ops-routes.ts';
@@ -94,6 +97,7 @@ function withToolkit(config: AppOptions['config']) {
   const app = Fastify({
     logger: {
       level: config.logLevel,
+      mixin: traceFields,
       redact: { paths: REDACTED, censor: '[redacted]' },
       // Fastify's own request fields, with a URL that carries a secret (an invitation link's token) redacted.
       serializers: {
@@ -113,7 +117,11 @@ function withToolkit(config: AppOptions['config']) {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: sendError,
     clientErrorHandler,
+    // Our own server so each request can be a span; its timeouts are the listener policy's
+    // (applied by startService), as they were over fastify's own server.
+    serverFactory: (handler, options) => createServer(options.http ?? {}, tracedRequests(handler)),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (tracingOn()) app.addHook('onRequest', async (request) => nameRequestSpan(request.method, request.routeOptions.url ?? 'unmatched'));
 
   // JSON only: a text/plain body would otherwise reach validation as a string. An empty body
   // is no body, so `curl -X DELETE -H 'content-type: application/json'` works; routes that

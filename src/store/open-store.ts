@@ -1,9 +1,11 @@
+import { tracingOn } from '../telemetry/spans.ts';
 import { drainingDriver } from './draining-driver.ts';
 import { migrate } from './migrate.ts';
 import { migrationsFor } from './migrations/index.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import { sqlStore } from './sql-store.ts';
 import type { Store } from './store.ts';
+import { tracedDriver } from './traced-driver.ts';
 
 export interface OpenedStore {
   store: Store;
@@ -18,7 +20,8 @@ export interface OpenedStore {
  * `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…`.
  */
 export async function openStore(url: string, options: { poolSize?: number } = {}): Promise<OpenedStore> {
-  const driver = drainingDriver(await driverFor(url, options));
+  const raw = await driverFor(url, options);
+  const driver = drainingDriver(tracingOn() ? tracedDriver(raw) : raw);
   try {
     const migrated = await migrate(driver, migrationsFor(driver.dialect));
     return { store: sqlStore(driver), migrated, description: describe(url) };

@@ -117,7 +117,11 @@ class Launched implements ManagedProcess {
   }
 }
 
+/** How a process is told its database: a `sqlite:PATH` file through TESSERA_DATABASE, PostgreSQL through DATABASE_URL. */
+const databaseVariables = (url: string): Record<string, string> => (url.startsWith('sqlite:') ? { TESSERA_DATABASE: url } : { DATABASE_URL: url });
+
 export interface ReplicaOptions {
+  /** PostgreSQL (what replicas share), or a `sqlite:PATH` file for one process. */
   databaseUrl: string;
   /** Variables over the defaults (TESSERA_SECRET, REPLICA_ISSUER, a pool of 5, log level info). */
   env?: Record<string, string>;
@@ -135,7 +139,7 @@ export interface Replica extends ManagedProcess {
 /** `tessera service` on a port of its own over `databaseUrl`, once it has logged that it started. */
 export async function startReplica({ databaseUrl, env = {} }: ReplicaOptions): Promise<Replica> {
   const settings: Record<string, string> = {
-    DATABASE_URL: databaseUrl,
+    ...databaseVariables(databaseUrl),
     TESSERA_SECRET: TEST_SECRET,
     TESSERA_ISSUER: REPLICA_ISSUER,
     TESSERA_DATABASE_POOL_SIZE: '5',
@@ -189,7 +193,7 @@ export async function startAll<T extends ManagedProcess>(starting: Promise<T>[])
 
 /** `tessera admin create-org` against the database: how an operator makes the first organisation. */
 export async function createOrg(databaseUrl: string, name = `org-${randomBytes(6).toString('hex')}`): Promise<TestOrg> {
-  const result = await runCli(['admin', 'create-org', '--name', name, '--json'], { DATABASE_URL: databaseUrl, TESSERA_SECRET: TEST_SECRET });
+  const result = await runCli(['admin', 'create-org', '--name', name, '--json'], { ...databaseVariables(databaseUrl), TESSERA_SECRET: TEST_SECRET });
   if (result.code !== 0) throw new Error(`tessera admin create-org failed (${result.code}): ${result.stderr}`);
   const { org_id: orgId, api_key: apiKey } = JSON.parse(result.stdout) as { org_id: string; api_key: string };
   return { orgId, apiKey, headers: { 'service-orgid': orgId, 'service-api-key': apiKey } };

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ListenerPolicy } from '../../runtime/listener-policy.ts';
 import { parseWorkers, WORKERS_RULE } from '../../runtime/run-workers.ts';
+import { readTracingSettings, type TracingSettings } from '../../telemetry/tracing-settings.ts';
 import { type ConfiguredPlugin, PLUGIN_FIELDS } from '../plugins/registry.ts';
 import type { UrlRule } from '../request/routing.ts';
 import { envKey, GatewayConfigError, type KeyNamer } from '../settings/config-error.ts';
@@ -128,12 +129,17 @@ export function fileTree(path: string): Tree {
 export function loadGatewaySetup(options: { env?: Record<string, string | undefined>; file?: string } = {}): {
   config: GatewayConfig;
   unknownVariables: string[];
+  /** From the standard OTEL_* variables (never the file); undefined: no tracing. */
+  tracing: TracingSettings | undefined;
 } {
+  const env = options.env ?? process.env;
   const unknownVariables: string[] = [];
-  const fromEnv = environmentTree(options.env ?? process.env, unknownVariables);
-  if (!options.file) return { config: readGatewayConfig(fromEnv, envKey), unknownVariables };
-  const { tree, key } = mergeSources(fileTree(options.file), fromEnv);
-  return { config: readGatewayConfig(tree, key), unknownVariables };
+  const fromEnv = environmentTree(env, unknownVariables);
+  const { tree, key } = options.file ? mergeSources(fileTree(options.file), fromEnv) : { tree: fromEnv, key: envKey };
+  const config = readGatewayConfig(tree, key);
+  const { settings, problems } = readTracingSettings(env);
+  if (problems[0]) throw new GatewayConfigError(problems[0].variable, problems[0].rule);
+  return { config, unknownVariables, tracing: settings };
 }
 
 export function loadGatewayConfig(options: { env?: Record<string, string | undefined>; file?: string } = {}): GatewayConfig {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
+import { tracedRequests } from '../../telemetry/server-spans.ts';
 import type { ForwardAuthSettings } from '../config/forward-auth-settings.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { GatewayError } from '../request/gateway-error.ts';
@@ -79,16 +80,19 @@ export function createForwardAuthServer(config: GatewayConfig, settings: Forward
     return answer;
   }
 
-  const server = createServer({ requireHostHeader: false }, (request, response) => {
-    const requestId = requestIdOf(request);
-    response.setHeader('x-request-id', requestId);
-    // A check's body is never read: nginx and Caddy send none, Envoy only when told to.
-    request.resume();
-    check(request, requestId).then(
-      (headers) => response.writeHead(200, { ...headers, 'cache-control': 'no-store', 'content-length': '0' }).end(),
-      (error: unknown) => answerGatewayError(error, request, response, requestId, log),
-    );
-  });
+  const server = createServer(
+    { requireHostHeader: false },
+    tracedRequests((request, response) => {
+      const requestId = requestIdOf(request);
+      response.setHeader('x-request-id', requestId);
+      // A check's body is never read: nginx and Caddy send none, Envoy only when told to.
+      request.resume();
+      check(request, requestId).then(
+        (headers) => response.writeHead(200, { ...headers, 'cache-control': 'no-store', 'content-length': '0' }).end(),
+        (error: unknown) => answerGatewayError(error, request, response, requestId, log),
+      );
+    }),
+  );
   server.maxHeadersCount = config.requests.maxHeaders;
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnect);

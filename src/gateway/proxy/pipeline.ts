@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import { nameRequestSpan } from '../../telemetry/server-spans.ts';
+import { inSpan } from '../../telemetry/spans.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { RequestPlugin } from '../plugins/plugin.ts';
 import { GatewayError } from '../request/gateway-error.ts';
@@ -28,13 +30,14 @@ export function createPipeline(config: GatewayConfig, plugins: readonly RequestP
     const match = router.route(inbound.host, inbound.target.path, inbound.defaultPort);
     if (!match) throw new GatewayError('GATEWAY_NO_ROUTE', 'no URL rule matches this host and path, and no default target is set');
     const { route, foldedRule } = match;
+    nameRequestSpan(request.method ?? 'GET', route.rule?.pattern ?? 'default_target');
     const headers = forwardableHeaders(request.headers);
     // At info and above the access log is not written, and gathering its plugins costs nothing.
     const ran: string[] | undefined = log.isLevelEnabled('debug') ? [] : undefined;
     for (const plugin of plugins) {
       const enabled = (route.rule?.plugins[plugin.id] ?? plugin.enabled) || (foldedRule?.plugins[plugin.id] ?? plugin.enabled);
       if (enabled) {
-        await plugin.run({ request, inbound, headers, route });
+        await inSpan(`plugin ${plugin.id}`, { 'tessera.plugin': plugin.id }, () => plugin.run({ request, inbound, headers, route }));
         ran?.push(plugin.id);
       }
     }

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { tracedRequests } from '../../telemetry/server-spans.ts';
+import { injectTraceContext, inSpan, SpanKind } from '../../telemetry/spans.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { RequestPlugin } from '../plugins/plugin.ts';
 import { GatewayError } from '../request/gateway-error.ts';
@@ -37,14 +39,26 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
     // After the plugins, so the upstream always sees the id the caller's answer and our log carry.
     headers['x-request-id'] = requestId;
     const path = `${route.basePath}${inbound.target.path}${inbound.target.query}`;
-    const outcome = await forward(request, response, {
-      dispatcher: pools.for(route.origin),
-      method: request.method ?? 'GET',
-      path,
-      headers,
-      maxBodyBytes: config.requests.maxBodyBytes,
-      bodyTimeoutMs: config.requests.bodyTimeoutMs,
-    });
+    const method = request.method ?? 'GET';
+    const outcome = await inSpan(
+      `${method} upstream`,
+      { 'server.address': route.origin },
+      async (span) => {
+        // Inside the span: the upstream's spans are its children, whatever traceparent the caller sent.
+        injectTraceContext(headers);
+        const sent = await forward(request, response, {
+          dispatcher: pools.for(route.origin),
+          method,
+          path,
+          headers,
+          maxBodyBytes: config.requests.maxBodyBytes,
+          bodyTimeoutMs: config.requests.bodyTimeoutMs,
+        });
+        span?.setAttribute('http.response.status_code', sent.status);
+        return sent;
+      },
+      SpanKind.CLIENT,
+    );
     if (!outcome.delivered)
       log.debug({ requestId, status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
     // The access log: the path as sent upstream but never its query, which may carry a secret,
@@ -71,7 +85,7 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
       // readInbound refuses a missing Host itself: Node's own 400 has no envelope and no X-Request-Id.
       requireHostHeader: false,
     },
-    (request, response) => {
+    tracedRequests((request, response) => {
       const started = performance.now();
       const requestId = requestIdOf(request);
       // Set before anything is written: an upstream's answer keeps it unless it sends its own.
@@ -83,7 +97,7 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
           metrics.observe(known.status, started);
         },
       );
-    },
+    }),
   );
   server.maxHeadersCount = config.requests.maxHeaders;
   server.on('clientError', answerClientError);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordEvent } from '../../store/audit/record-event.ts';
 import { StorageUnavailableError } from '../../store/store.ts';
 import type { OAuthClient } from '../../store/types.ts';
+import { inSpan, inSpanSync } from '../../telemetry/spans.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { InvalidClient, OAuthError, oauthError, toOAuthErrorResponse } from '../errors.ts';
 import { OAuthParams } from '../form.ts';
@@ -46,13 +47,15 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
       let auditType = 'token.request';
       let client: { id: string; orgId: string } | undefined;
       try {
-        const params = parse(request);
+        const params = inSpanSync('token: parse', {}, () => parse(request));
         auditType = grants.get(params.get('grant_type') ?? '')?.auditType ?? auditType;
-        const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
+        const authenticated = await inSpan('token: authenticate client', {}, () => authenticateClient(deps.store, request.headers.authorization, params));
         client = authenticated?.client;
         audit.orgId = client?.orgId;
-        const grant = checkGrantAllowed(params, authenticated?.client);
-        const response = await grant.handle({ params, client: authenticated?.client, clientConfig: authenticated?.config, deps, audit });
+        const grant = inSpanSync('token: check grant allowed', {}, () => checkGrantAllowed(params, authenticated?.client));
+        const response = await inSpan(`token: ${grant.auditType}`, { 'tessera.grant': grant.type }, () =>
+          grant.handle({ params, client: authenticated?.client, clientConfig: authenticated?.config, deps, audit }),
+        );
         await record(deps, auditType, client, audit, undefined);
         return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
       } catch (error) {

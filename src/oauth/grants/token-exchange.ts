@@ -1,4 +1,5 @@
 import type { OAuthClient } from '../../store/types.ts';
+import { inSpan } from '../../telemetry/spans.ts';
 import { oauthError } from '../errors.ts';
 import { scopeSet } from '../scope.ts';
 import { actDepth, MAX_ACT_DEPTH } from '../tokens/delegation-claims.ts';
@@ -47,13 +48,15 @@ export const tokenExchange: Grant = {
     const request = readExchangeRequest(params);
     audit.requestedTokenType = request.requestedTokenType;
     const actorRead = readActorEarly(deps, request.actor);
-    const { token: subject, person } = await resolveSubject(deps, request.subjectToken, request.subjectTokenType, client);
+    const { token: subject, person } = await inSpan('exchange: resolve subject', {}, () =>
+      resolveSubject(deps, request.subjectToken, request.subjectTokenType, client),
+    );
     audit.orgId = subject.orgId;
     audit.subject = subject.subject;
     if (actDepth(subject.act) >= MAX_ACT_DEPTH)
       throw oauthError('invalid_request', `subject_token's act chain already has ${MAX_ACT_DEPTH} actors, the most this server delegates`);
     const config = await organizationConfig(context, subject.orgId);
-    const actor = await resolveActor(deps, request.actor, client, subject.orgId, config, actorRead);
+    const actor = await inSpan('exchange: resolve actor', {}, () => resolveActor(deps, request.actor, client, subject.orgId, config, actorRead));
     audit.actor = actor.id;
     if (subject.mayAct && subject.mayAct.sub !== actor.id) throw oauthError('invalid_request', "subject_token's may_act does not name this actor");
 
@@ -78,7 +81,9 @@ export const tokenExchange: Grant = {
       parentHash: subject.record?.hash,
     };
     const jwt = request.requestedTokenType === TOKEN_TYPE.jwt;
-    const access_token = jwt ? await deps.issuer.jwt(issue) : await deps.issuer.opaque(issue);
+    const access_token = await inSpan('exchange: issue', { 'tessera.token_type': jwt ? 'jwt' : 'opaque' }, () =>
+      jwt ? deps.issuer.jwt(issue) : deps.issuer.opaque(issue),
+    );
     return {
       access_token,
       issued_token_type: request.requestedTokenType,

@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
+import { injectTraceContext, inSpan, SpanKind } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
 
 export interface TokenResponse {
@@ -38,7 +39,17 @@ export async function postTokenRequest(
   let status: number;
   let text: string;
   try {
-    ({ status, text } = await postForm(url, headers, form.toString(), timeoutMs));
+    ({ status, text } = await inSpan(
+      'POST token endpoint',
+      { 'server.address': new URL(url).host, 'tessera.grant': form.get('grant_type') ?? '' },
+      async (span) => {
+        injectTraceContext(headers);
+        const answer = await postForm(url, headers, form.toString(), timeoutMs);
+        span?.setAttribute('http.response.status_code', answer.status);
+        return answer;
+      },
+      SpanKind.CLIENT,
+    ));
   } catch (error) {
     const timedOut = Date.now() - started >= timeoutMs - 5;
     throw new GatewayError(

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
+import { noteOnSpan } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
 import type { PluginContext, RequestPlugin } from '../plugin.ts';
 import { type ActorSource, type ActorToken, OAuthClientActor, SvidEnvActor, SvidFileActor } from './actor-sources.ts';
@@ -118,7 +119,9 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
         actor = await source!.actor();
       }
       const key = `${id}:${sha256(subject)}:${actorHash(actor.token)}`;
-      const delegated = cache ? (cache.fresh(key) ?? (await cache.get(key, () => exchange(subject, actor)))) : (await exchange(subject, actor)).token;
+      const fresh = cache?.fresh(key);
+      noteOnSpan({ 'tessera.token_cache': cache ? (fresh ? 'hit' : 'miss') : 'off' });
+      const delegated = cache ? (fresh ?? (await cache.get(key, () => exchange(subject, actor)))) : (await exchange(subject, actor)).token;
       if (params.subject.strip) stripToken(headers, subjectAt, subject);
       if (actorAt && params.actor.mode === 'request_actor' && params.actor.strip) stripToken(headers, actorAt, actor.token);
       headers[outputHeader] = `${params.outputPrefix}${delegated}`;

@@ -1,0 +1,91 @@
+import { type Attributes, context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+
+/**
+ * Spans through the OpenTelemetry API only: the SDK behind it is loaded by start-tracing.ts
+ * when an OTLP endpoint is configured. Until then every helper here is a plain call of the
+ * work it wraps, so a deployment without tracing runs exactly the code it ran before.
+ */
+let on = false;
+
+/** Called once by startTracing, after the SDK is registered as the API's global provider. */
+export function markTracingStarted(): void {
+  on = true;
+}
+
+export const tracingOn = (): boolean => on;
+
+export { SpanKind };
+
+const tracer = () => trace.getTracer('tessera');
+
+/**
+ * Marks a span failed with the error's stable code (a GatewayError's, an OAuth error's) or its
+ * class name. Never its message or stack: those may quote what a caller sent.
+ */
+export function markFailed(span: Span, error: unknown): void {
+  const code = (error as { code?: unknown } | null)?.code;
+  const type = typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+/** Runs `work` in a child span of the active one, ended when its promise settles. */
+export function inSpan<T>(name: string, attributes: Attributes, work: (span: Span | undefined) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
+  if (!on) return work(undefined);
+  return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      markFailed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** inSpan for synchronous steps (parsing, a rule check). */
+export function inSpanSync<T>(name: string, attributes: Attributes, work: () => T): T {
+  if (!on) return work();
+  return tracer().startActiveSpan(name, { attributes }, (span) => {
+    try {
+      return work();
+    } catch (error) {
+      markFailed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Sets attributes on the active span (a cache's outcome on its plugin's span). */
+export function noteOnSpan(attributes: Attributes): void {
+  if (on) trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/**
+ * Writes the active span's context as `traceparent` (and `tracestate`) over whatever the caller
+ * sent, so the next hop's spans are children of ours. Without tracing, headers are untouched.
+ */
+export function injectTraceContext(headers: Record<string, string | string[] | undefined>): void {
+  if (!on) return;
+  delete headers.traceparent;
+  delete headers.tracestate;
+  propagation.inject(context.active(), headers);
+}
+
+/** `headers` with the active span's trace context added (injectTraceContext for a literal). */
+export function withTraceContext<H extends Record<string, string>>(headers: H): H {
+  injectTraceContext(headers);
+  return headers;
+}
+
+/** trace_id and span_id of the active span for a log line (a pino mixin); nothing without tracing. */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  if (!on) return {};
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}

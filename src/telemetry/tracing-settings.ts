@@ -53,7 +53,9 @@ export function readTracingSettings(env: Env): { settings: TracingSettings | und
   // Off: the other OTEL_* variables may be set for other programs sharing the environment.
   if (endpoint === undefined || exporter === 'none' || value(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return { settings: undefined, problems: [] };
   const problems: TracingProblem[] = [];
-  if (!URL.canParse(endpoint)) problems.push({ variable: endpointVariable, rule: 'must be an absolute URL, e.g. http://collector:4318' });
+  // `collector:4318` parses as a URL of scheme collector: the scheme must be said.
+  if (!/^https?:\/\//i.test(endpoint) || !URL.canParse(endpoint))
+    problems.push({ variable: endpointVariable, rule: 'must be an http:// or https:// URL, e.g. http://collector:4318' });
   if (exporter !== undefined && exporter !== 'otlp') problems.push({ variable: 'OTEL_TRACES_EXPORTER', rule: 'must be otlp or none' });
   const protocolVariable = value(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = value(env, protocolVariable) ?? 'http/protobuf';

@@ -46,10 +46,10 @@ type JsonSpan = {
 };
 type JsonExport = { resourceSpans?: { resource?: { attributes?: JsonAttribute[] }; scopeSpans?: { spans?: JsonSpan[] }[] }[] };
 
-const valueOf = (value: JsonValue): string | number | boolean =>
+const attributeValue = (value: JsonValue): string | number | boolean =>
   value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue ?? ''));
 
-const attributesOf = (list: JsonAttribute[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
+const attributesOf = (list: JsonAttribute[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, attributeValue(value)]));
 
 /** A real OTLP/HTTP collector stand-in on 127.0.0.1:0: accepts JSON and protobuf trace exports and keeps them. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
@@ -61,7 +61,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const deadline = Date.now() + timeoutMs;
       while (!done(receiver.spans)) {
         if (Date.now() > deadline)
-          throw new Error(`${what}: not received within ${timeoutMs} ms; spans so far:\n${receiver.spans.map((s) => `  ${s.service} ${s.name} ${s.spanId} <- ${s.parentSpanId}`).join('\n')}`);
+          throw new Error(
+            `${what}: not received within ${timeoutMs} ms; spans so far:\n${receiver.spans.map((s) => `  ${s.service} ${s.name} ${s.spanId} <- ${s.parentSpanId}`).join('\n')}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       return receiver.spans;

@@ -72,7 +72,8 @@ for (const database of databases()) {
       assert.equal(answer.status, 200, await answer.text());
 
       const spans = await receiver.waitFor(
-        (all) => ['tessera-gateway', 'tessera-service'].every((service) => all.some((s) => s.traceId === traceId && s.service === service && s.kind === SERVER)),
+        (all) =>
+          ['tessera-gateway', 'tessera-service'].every((service) => all.some((s) => s.traceId === traceId && s.service === service && s.kind === SERVER)),
         'the gateway and the service spans of the trace',
       );
       const trace = spans.filter((s) => s.traceId === traceId);

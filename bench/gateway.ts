@@ -7,6 +7,7 @@ import { cpuPerRequest, measureCpu, ownCpuSeconds } from './lib/cpu.ts';
 import { startNginxForwardAuth } from './lib/forward-auth-nginx.ts';
 import { boundGoal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
+import { startOtlpSink } from './lib/otlp-sink.ts';
 import { freePort } from './lib/ports.ts';
 import { type BenchProcess, node, portEnv, startProcess } from './lib/process.ts';
 import { scratchDirectory } from './lib/scratch.ts';
@@ -123,6 +124,24 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
         });
       const hit = await startGatewayProcess(plugin(true));
       await drive(HIT_ROW, `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
+      // The same hit and miss with every request traced to an OTLP sink (issue 28): the cost of tracing on.
+      // Every request sampled, then one in ten as a busy deployment would (OTEL_TRACES_SAMPLER).
+      const otlp = await startOtlpSink();
+      const tenth = { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+      try {
+        for (const [row, cache, sampling] of [
+          [TRACED_HIT_ROW, true, {}],
+          [TRACED_TENTH_HIT_ROW, true, tenth],
+          [TRACED_MISS_ROW, false, {}],
+        ] as const) {
+          const traced = await startGatewayProcess({ ...plugin(cache), ...otlp.env, ...sampling });
+          let next = 0;
+          const subject = () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` });
+          await drive(row, `${traced.url}/orders/1`, traced, cache ? subject() : {}, cache ? undefined : subject).finally(() => traced.stop());
+        }
+      } finally {
+        await otlp.sink.stop();
+      }
       if (nginxAvailable()) {
         // docs/forward-auth.md's nginx in front, asking the gateway's forward-auth port.
         for (const cache of [true, false]) {
@@ -168,6 +187,9 @@ const NGINX_ROW = 'nginx 1 worker, proxy_pass keepalive';
 const FASTIFY_ROW = '@fastify/http-proxy, no auth';
 const HIT_ROW = 'tessera gateway, token exchange, cache hit';
 const MISS_ROW = 'tessera gateway, token exchange, cache miss (distinct subjects)';
+const TRACED_HIT_ROW = 'tessera gateway, token exchange, cache hit, tracing on';
+const TRACED_TENTH_HIT_ROW = 'tessera gateway, token exchange, cache hit, tracing on, 1 in 10 sampled';
+const TRACED_MISS_ROW = 'tessera gateway, token exchange, cache miss, tracing on (the gateway only)';
 const FORWARD_AUTH_HIT_ROW = 'nginx + tessera forward auth, cache hit';
 const FORWARD_AUTH_MISS_ROW = 'nginx + tessera forward auth, cache miss (distinct subjects)';
 const TOKEN_ENDPOINT_ROW = 'token endpoint alone: the exchange a miss sends';

@@ -3,6 +3,7 @@ import { runCliJson } from './lib/cli.ts';
 import { cpuPerRequest, interleaved } from './lib/cpu.ts';
 import { boundGoal, type Goal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
+import { startOtlpSink } from './lib/otlp-sink.ts';
 import { startOidcProviderPeer } from './lib/peer-process.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
 import { scratchDirectory } from './lib/scratch.ts';
@@ -48,13 +49,21 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
     for (const [name, env] of databases) {
       // One worker, then two over the same database: the setup (clients, persons, tokens) is made once.
       let setup: Setup | undefined;
-      for (const workers of [1, 2]) {
+      // On SQLite a third run, one worker again, with every request traced to an OTLP sink (issue 28).
+      const runs = [{ workers: 1 }, { workers: 2 }, ...(name === 'sqlite' ? [{ workers: 1, traced: true }] : [])];
+      for (const { workers, traced } of runs) {
+        const otlp = traced ? await startOtlpSink() : undefined;
         // A fixed issuer: the person JWTs minted in the first run must name the second run's issuer too.
-        const service = await startServiceProcess({ ...env, TESSERA_ISSUER: 'http://tessera.bench.invalid', TESSERA_WORKERS: String(workers) });
+        const service = await startServiceProcess({
+          ...env,
+          TESSERA_ISSUER: 'http://tessera.bench.invalid',
+          TESSERA_WORKERS: String(workers),
+          ...otlp?.env,
+        });
         try {
           if (workers > 1) await new Promise((resolve) => setTimeout(resolve, 2_000)); // every worker listening
           setup = setup ? { ...setup, tokenUrl: `${service.url}/oauth2/tokens` } : await prepare(service, env);
-          const label = `tessera ${name}${workers > 1 ? `, ${workers} workers` : ''}`;
+          const label = `tessera ${name}${workers > 1 ? `, ${workers} workers` : ''}${otlp ? ', tracing on' : ''}`;
           const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
           const ccLoad = (seconds: number) =>
             cpuPerRequest(service.cpuSeconds, () =>
@@ -79,6 +88,7 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
           if (name === 'sqlite' && !floor) floor = await signatureFloor(env.TESSERA_DATABASE!, setup.subjects[0]!, await exchangeOnce(setup));
         } finally {
           await service.stop();
+          await otlp?.sink.stop();
         }
       }
     }

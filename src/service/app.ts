@@ -28,7 +28,7 @@ import { personRoutes } from '../persons/routes.ts';
 import { SCIM_PREFIX, scimServer } from '../scim/plugin.ts';
 import type { Store } from '../store/store.ts';
 import { nameRequestSpan, tracedRequests } from '../telemetry/server-spans.ts';
-import { traceFields, tracingOn } from '../telemetry/spans.ts';
+import { traceBoundChild, traceFields, tracingOn } from '../telemetry/spans.ts';
 import { verificationRoutes } from '../verification/routes.ts';
 import { openapiDocument } from './openapi.ts';
 import { opsRoutes } from './ops-routes.ts';
@@ -120,8 +120,11 @@ function withToolkit(config: AppOptions['config']) {
     // Our own server so each request can be a span; its timeouts are the listener policy's
     // (applied by startService), as they were over fastify's own server.
     serverFactory: (handler, options) => createServer(options.http ?? {}, tracedRequests(handler)),
+    ...(tracingOn() ? { childLoggerFactory: traceBoundChild } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  if (tracingOn()) app.addHook('onRequest', async (request) => nameRequestSpan(request.method, request.routeOptions.url ?? 'unmatched'));
+  if (tracingOn()) {
+    app.addHook('onRequest', async (request) => nameRequestSpan(request.method, request.routeOptions.url ?? 'unmatched'));
+  }
 
   // JSON only: a text/plain body would otherwise reach validation as a string. An empty body
   // is no body, so `curl -X DELETE -H 'content-type: application/json'` works; routes that

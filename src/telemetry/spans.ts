@@ -81,9 +81,26 @@ export function withTraceContext<H extends Record<string, string>>(headers: H): 
   return headers;
 }
 
-/** trace_id and span_id of the active span for a log line (a pino mixin); nothing without tracing. */
-export function traceFields(): { trace_id?: string; span_id?: string } {
-  if (!on) return {};
+/** Set on a logger whose bindings already carry its request's trace (and on its children, by prototype). */
+const BOUND = Symbol('trace fields bound');
+
+/**
+ * A request's own logger (fastify's childLoggerFactory), bound to the trace the request runs in:
+ * its lines carry it wherever they are written from, even the access log line written on the
+ * answer's `finish`, outside the request's context.
+ */
+export function traceBoundChild<L extends { child(bindings: object, options?: object): L }>(logger: L, bindings: object, options?: object): L {
+  const child = logger.child({ ...bindings, ...traceFields() }, options);
+  Object.defineProperty(child, BOUND, { value: true });
+  return child;
+}
+
+/**
+ * trace_id and span_id of the active span for a log line (a pino mixin, given the logger as its
+ * third argument); nothing without tracing, or for a logger bound to its request's trace.
+ */
+export function traceFields(_line?: object, _level?: number, logger?: object): { trace_id?: string; span_id?: string } {
+  if (!on || (logger as { [BOUND]?: boolean } | undefined)?.[BOUND]) return {};
   const span = trace.getActiveSpan();
   if (!span) return {};
   const { traceId, spanId } = span.spanContext();

@@ -45,7 +45,7 @@ export async function startGateway(
   applyListenerPolicy(server, config.listener, config.requests.trustedProxies);
   applyListenerPolicy(admin, config.listener, config.requests.trustedProxies);
   const fa = config.forwardAuth;
-  const checks = fa ? createForwardAuthServer(config, fa, createPipeline(config, plugins, log), log, () => state.closing) : undefined;
+  const checks = fa ? createForwardAuthServer(config, fa, createPipeline(config, plugins, log, true), log, () => state.closing) : undefined;
   // Only the proxy reaches a loopback forward-auth port, carrying every client's checks on its
   // connections: it is exempt from the per-address cap, as listed proxies are.
   if (checks && fa) applyListenerPolicy(checks, config.listener, fa.trustedProxyList.length > 0 ? fa.trustedProxies : addressBlockList(['127.0.0.0/8', '::1']));

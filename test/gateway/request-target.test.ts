@@ -81,11 +81,17 @@ describe('Request-target normalisation (RFC 3986 §6.2.2)', () => {
   });
   it('reads an absolute-form target only from the start of the request-target', () => {
     refusedWith(() => parseRequestTarget('xhttp://example.com/x', strict), 'the request-target must be a path (/…) or an absolute http(s) URL');
-    refusedWith(() => parseRequestTarget(' http://example.com/x', strict), 'the request-target must be a path (/…) or an absolute http(s) URL');
+    refusedWith(() => parseRequestTarget('.http://example.com/x', strict), 'the request-target must be a path (/…) or an absolute http(s) URL');
   });
 
   const refusals: [string, string, PathPolicy][] = [
     ['/a#frag', 'the request-target must not carry a fragment (#)', strict],
+    // A forward-auth check's X-Forwarded-Uri is a header value: it can carry what a request line cannot.
+    ['/open/x /../../api/x', 'the request-target holds a space, a control or a non-ASCII character', strict],
+    [' http://example.com/x', 'the request-target holds a space, a control or a non-ASCII character', strict],
+    ['/a\tb', 'the request-target holds a space, a control or a non-ASCII character', strict],
+    ['/caf\u00e9', 'the request-target holds a space, a control or a non-ASCII character', strict],
+    ['/a\u007f', 'the request-target holds a space, a control or a non-ASCII character', strict],
     ['http://example.com/#x', 'the request-target must not carry a fragment (#)', strict],
     ['*', 'the request-target must be a path (/…) or an absolute http(s) URL', strict],
     ['ftp://example.com/x', 'the request-target must be a path (/…) or an absolute http(s) URL', strict],

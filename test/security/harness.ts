@@ -63,6 +63,8 @@ export interface SecurityStack {
   trusting: RunningGateway;
   /** headers_timeout and body_timeout 300ms, max_headers 20, max_body_size 1k. */
   limited: RunningGateway;
+  /** Header subject, on except /open/*; its forward-auth port answers only 127.0.0.1 (forward_auth.trusted_proxies). */
+  listed: RunningGateway;
   /** The frozen clock of every gateway's delegated-token cache. */
   clock: { now: number };
   /** A fresh person of the organisation and a person JWT for them. */
@@ -82,6 +84,7 @@ export async function startSecurityStack(backend: Backend): Promise<SecurityStac
   const clock = { now: Date.now() };
   const started: RunningGateway[] = [];
 
+  // Every gateway answers forward-auth checks too (forwardAuthUrl), with the same rules as its proxy port.
   const gateway = async (subject: 'header' | 'cookie', onByDefault: boolean, extra: Record<string, unknown> = {}) => {
     const parameters = {
       service_base_url: relay.url,
@@ -104,6 +107,7 @@ export async function startSecurityStack(backend: Backend): Promise<SecurityStac
         default_target: upstream.url,
         urls,
         plugins: [{ type: 'token-exchange', id: 'tx', enabled: onByDefault, parameters }],
+        forward_auth: { port: 0, ...(subject === 'cookie' ? { subject_cookie_stripped_by_proxy: true } : {}) },
         ...extra,
       },
       fileKey,
@@ -132,6 +136,7 @@ export async function startSecurityStack(backend: Backend): Promise<SecurityStac
     clock,
     trusting: await gateway('header', true, { trusted_proxies: ['127.0.0.0/8', '::1'] }),
     limited: await gateway('header', true, { headers_timeout: '300ms', body_timeout: '300ms', max_headers: 20, max_body_size: '1k' }),
+    listed: await gateway('header', true, { forward_auth: { port: 0, trusted_proxies: ['127.0.0.1/32'] } }),
     async person() {
       const id = await createPerson(t, org);
       return { id, token: await mintPersonToken(t, org, id, { scope: 'orders:read' }) };

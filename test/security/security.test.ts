@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { apiRows } from './api.rows.ts';
+import { forwardAuthRows } from './forward-auth.rows.ts';
+import { forwardAuthListenerRows } from './forward-auth-listener.rows.ts';
 import { gatewayRows } from './gateway.rows.ts';
 import { type SecurityStack, startSecurityStack } from './harness.ts';
 import { invitationRows } from './invitations.rows.ts';
@@ -17,6 +19,8 @@ const TABLES: [string, SecurityRow[]][] = [
   ['logins and console', loginRows],
   ['listeners', listenerRows],
   ['invitations', invitationRows],
+  ['forward auth', forwardAuthRows],
+  ['forward-auth listener', forwardAuthListenerRows],
 ];
 
 for (const backend of backends()) {

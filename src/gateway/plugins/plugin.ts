@@ -11,6 +11,11 @@ export interface PluginContext {
   inbound: Inbound;
   headers: ForwardHeaders;
   route: Route;
+  /**
+   * A forward-auth check (design §8): the user's proxy, not the gateway, forwards the request,
+   * so what a plugin removes from `headers` is removed only as far as that proxy removes it.
+   */
+  forwardAuth: boolean;
 }
 
 /** One plugin instance, run by the proxy for each request its URL rule turns it on for. */

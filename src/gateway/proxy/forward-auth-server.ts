@@ -1,19 +1,19 @@
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingMessage, METHODS, type OutgoingHttpHeaders, type Server } from 'node:http';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { tracedRequests } from '../../telemetry/server-spans.ts';
 import type { ForwardAuthSettings } from '../config/forward-auth-settings.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { GatewayError } from '../request/gateway-error.ts';
-import { countHeader } from '../request/headers.ts';
+import { countHeader, forwardableHeaders } from '../request/headers.ts';
 import { type Inbound, type InboundSource, readInbound } from '../request/inbound.ts';
 import { answerGatewayError } from './answer-error.ts';
 import { answerClientError, refuseConnect } from './client-errors.ts';
 import type { Pipeline } from './pipeline.ts';
 import { requestIdOf } from './request-id.ts';
 
-/** RFC 9110 §9.1: a method is a token. */
-const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The methods Node's parser accepts on the proxy port: a check is refused any method that port would refuse. */
+const METHOD = new Set(METHODS.filter((method) => method !== 'CONNECT'));
 
 const conflict = (what: string) => new GatewayError('GATEWAY_FORWARD_AUTH_CONFLICT', `the check names two different requests: ${what} disagree`);
 
@@ -40,7 +40,9 @@ function agreed(request: IncomingMessage, forwarded: string, original: string): 
  */
 function describedRequest(request: IncomingMessage): { method: string; source: InboundSource; https: boolean } {
   const method = agreed(request, 'x-forwarded-method', 'x-original-method') ?? request.method ?? 'GET';
-  if (!METHOD.test(method)) throw new GatewayError('GATEWAY_MALFORMED_REQUEST', 'the checked method is not an HTTP method token');
+  // The proxy port answers CONNECT (refuseConnect) and an unknown or lower-case method (its parser) with 400.
+  if (method === 'CONNECT') throw new GatewayError('GATEWAY_BAD_REQUEST_TARGET', 'CONNECT is not supported: the gateway opens no tunnels');
+  if (!METHOD.has(method)) throw new GatewayError('GATEWAY_MALFORMED_REQUEST', 'the checked method is not one the proxy port accepts');
   const url = agreed(request, 'x-forwarded-uri', 'x-original-uri') ?? request.url ?? '/';
   const host = single(request, 'x-forwarded-host') ?? request.headers.host;
   const proto = single(request, 'x-forwarded-proto');
@@ -74,6 +76,9 @@ export function createForwardAuthServer(config: GatewayConfig, settings: Forward
     // What the plugins wrote is what the proxy must write over the caller's request.
     const answer: OutgoingHttpHeaders = {};
     for (const name in headers) if (headers[name] !== request.headers[name]) answer[name] = headers[name];
+    // And what they removed, answered empty: a cookie subject that was the only cookie leaves no
+    // Cookie, and a proxy that copies the answer's Cookie must clear the caller's, not keep it.
+    for (const name in forwardableHeaders(request.headers)) if (!(name in headers)) answer[name] = '';
     answer['x-request-id'] = requestId;
     if (ran)
       log.debug({ requestId, method, path: `${route.basePath}${inbound.target.path}`, rule: route.rule?.pattern ?? 'default_target', plugins: ran }, 'checked');
@@ -85,11 +90,20 @@ export function createForwardAuthServer(config: GatewayConfig, settings: Forward
     tracedRequests((request, response) => {
       const requestId = requestIdOf(request);
       response.setHeader('x-request-id', requestId);
-      // A check's body is never read: nginx and Caddy send none, Envoy only when told to.
+      // A check's body is never read: nginx and Caddy send none, Envoy only when told to. One
+      // still arriving when the answer goes ends the connection: drained, it could run on for
+      // request_timeout whatever max_body_size says.
       request.resume();
+      const closeIfBodyPending = () => request.complete || response.setHeader('connection', 'close');
       check(request, requestId).then(
-        (headers) => response.writeHead(200, { ...headers, 'cache-control': 'no-store', 'content-length': '0' }).end(),
-        (error: unknown) => answerGatewayError(error, request, response, requestId, log),
+        (headers) => {
+          closeIfBodyPending();
+          response.writeHead(200, { ...headers, 'cache-control': 'no-store', 'content-length': '0' }).end();
+        },
+        (error: unknown) => {
+          closeIfBodyPending();
+          answerGatewayError(error, request, response, requestId, log);
+        },
       );
     }),
   );

@@ -24,7 +24,7 @@ export type Pipeline = (request: IncomingMessage, inbound: Inbound) => Promise<R
  * The steps the proxy port and the forward-auth port share (design §8: the same URL rules,
  * plugins and cache), so that a check can never be answered by other rules than the proxy's.
  */
-export function createPipeline(config: GatewayConfig, plugins: readonly RequestPlugin[], log: Logger): Pipeline {
+export function createPipeline(config: GatewayConfig, plugins: readonly RequestPlugin[], log: Logger, forwardAuth = false): Pipeline {
   const router = new Router(config.urls, config.defaultTarget);
   return async (request, inbound) => {
     const match = router.route(inbound.host, inbound.target.path, inbound.defaultPort);
@@ -37,7 +37,7 @@ export function createPipeline(config: GatewayConfig, plugins: readonly RequestP
     for (const plugin of plugins) {
       const enabled = (route.rule?.plugins[plugin.id] ?? plugin.enabled) || (foldedRule?.plugins[plugin.id] ?? plugin.enabled);
       if (enabled) {
-        await inSpan(`plugin ${plugin.id}`, { 'tessera.plugin': plugin.id }, () => plugin.run({ request, inbound, headers, route }));
+        await inSpan(`plugin ${plugin.id}`, { 'tessera.plugin': plugin.id }, () => plugin.run({ request, inbound, headers, route, forwardAuth }));
         ran?.push(plugin.id);
       }
     }

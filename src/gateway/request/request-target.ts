@@ -47,7 +47,11 @@ const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
 /** Nothing in a path needs decoding or resolving: the hot path returns it untouched. */
 const NEEDS_WORK = /%|\\|\/\/|\/\.|;/;
 
+/** What Node's parser lets through in a request line's target: visible ASCII. A forward-auth check's X-Forwarded-Uri is a header, which may carry more. */
+const TARGET_BYTES = /^[\x21-\x7e]*$/;
+
 export function parseRequestTarget(raw: string, policy: PathPolicy): RequestTarget {
+  if (!TARGET_BYTES.test(raw)) throw bad('the request-target holds a space, a control or a non-ASCII character');
   if (raw.includes('#')) throw bad('the request-target must not carry a fragment (#)');
   let rest = raw;
   let authority: string | undefined;

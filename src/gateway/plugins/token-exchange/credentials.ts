@@ -60,6 +60,12 @@ export function stripToken(headers: ForwardHeaders, where: TokenLocation, token:
   else delete headers.cookie;
 }
 
+/** How many cookies some upstream's parser could read as `name` (stripToken removes them all). */
+export function countCookie(headers: ForwardHeaders, name: string): number {
+  const loose = looseName(name);
+  return cookies(headers).filter(([n]) => looseName(n) === loose).length;
+}
+
 function cookies(headers: ForwardHeaders): [string, string][] {
   // Stryker disable next-line StringLiteral: no Cookie header; any text without "=" holds no cookie either
   const raw = headers.cookie ?? '';

@@ -4,7 +4,7 @@ import { noteOnSpan } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
 import type { PluginContext, RequestPlugin } from '../plugin.ts';
 import { type ActorSource, type ActorToken, OAuthClientActor, SvidEnvActor, SvidFileActor } from './actor-sources.ts';
-import { readToken, stripToken, type TokenLocation } from './credentials.ts';
+import { countCookie, readToken, stripToken, type TokenLocation } from './credentials.ts';
 import { DelegatedTokenCache } from './delegated-token-cache.ts';
 import { postTokenRequest } from './exchange-client.ts';
 import type { TokenExchangeParams } from './schema.ts';
@@ -109,7 +109,14 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
       );
       return Promise.race([asked, late]).finally(() => clearTimeout(timer));
     },
-    async run({ headers }: PluginContext) {
+    async run({ headers, forwardAuth }: PluginContext) {
+      // The proxy in front of forward auth strips the subject cookie as its configuration says
+      // (nginx's map, Caddy's header_up: one spelling, or only the first): a second one, or
+      // `Session`, `%73ession`, would reach the upstream, which may read it as the session.
+      if (forwardAuth && subjectAt.cookie && countCookie(headers, subjectAt.cookie) > 1)
+        throw new GatewayError('GATEWAY_SUBJECT_MALFORMED', `the subject cookie ${subjectAt.cookie} is given more than once (in some spelling)`, {
+          headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="the subject token is given more than once"' },
+        });
       const subject = requireToken(headers, subjectAt, 'subject');
       let actor: ActorToken;
       if (actorAt) {

@@ -40,6 +40,10 @@ const value = (env: Env, name: string): string | undefined => {
  * variable) and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none says otherwise;
  * then `settings`, else undefined. `problems` name each variable at fault and its rule.
  */
+/** The traces variable of a setting when it is set (it wins, as the specification says), else the general one. */
+const signalOrGeneral = (env: Env, setting: 'ENDPOINT' | 'PROTOCOL'): string =>
+  value(env, `OTEL_EXPORTER_OTLP_TRACES_${setting}`) === undefined ? `OTEL_EXPORTER_OTLP_${setting}` : `OTEL_EXPORTER_OTLP_TRACES_${setting}`;
+
 /** A variable at fault and the rule it breaks. */
 export interface TracingProblem {
   variable: string;
@@ -47,7 +51,7 @@ export interface TracingProblem {
 }
 
 export function readTracingSettings(env: Env): { settings: TracingSettings | undefined; problems: TracingProblem[] } {
-  const endpointVariable = value(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const endpointVariable = signalOrGeneral(env, 'ENDPOINT');
   const endpoint = value(env, endpointVariable);
   const exporter = value(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase();
   // Off: the other OTEL_* variables may be set for other programs sharing the environment.
@@ -57,7 +61,7 @@ export function readTracingSettings(env: Env): { settings: TracingSettings | und
   if (!/^https?:\/\//i.test(endpoint) || !URL.canParse(endpoint))
     problems.push({ variable: endpointVariable, rule: 'must be an http:// or https:// URL, e.g. http://collector:4318' });
   if (exporter !== undefined && exporter !== 'otlp') problems.push({ variable: 'OTEL_TRACES_EXPORTER', rule: 'must be otlp or none' });
-  const protocolVariable = value(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocolVariable = signalOrGeneral(env, 'PROTOCOL');
   const protocol = value(env, protocolVariable) ?? 'http/protobuf';
   if (!(PROTOCOLS as readonly string[]).includes(protocol)) problems.push({ variable: protocolVariable, rule: `must be one of ${PROTOCOLS.join(', ')}` });
   const sampler = value(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';

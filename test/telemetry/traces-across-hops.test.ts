@@ -128,6 +128,24 @@ for (const database of databases()) {
       assert.match(service.output(), new RegExp(`"trace_id":"${traceId}","span_id":"[0-9a-f]{16}"[^\\n]*"msg":"request completed"`));
     });
 
+    test("a caller's malformed or invalid traceparent starts a trace of the gateway's own, which the upstream gets instead", async () => {
+      for (const garbage of [
+        `00-${'0'.repeat(32)}-${hex(8)}-01`,
+        `ff-${hex(16)}-${hex(8)}-01`,
+        `00-${hex(16)}-${hex(8)}-01-extra`,
+        `00-${hex(16).toUpperCase()}-${hex(8)}-01`,
+        `${'a'.repeat(8000)}`,
+      ]) {
+        const before = upstream.requests.length;
+        const answer = await fetch(`${gateway.url}/orders/8`, { headers: { authorization: `Bearer ${personToken}`, traceparent: garbage } });
+        assert.equal(answer.status, 200, garbage.slice(0, 80));
+        assert.equal(upstream.requests.length, before + 1);
+        const sent = String(upstream.requests.at(-1)!.headers.traceparent);
+        assert.match(sent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, garbage.slice(0, 80));
+        assert.ok(!garbage.toLowerCase().includes(sent.split('-')[1]!), 'a new trace id, not the caller one');
+      }
+    });
+
     test('no span carries a token, a secret or a path: what a trace holds is safe to ship to a collector', async () => {
       await receiver.waitFor((all) => all.length > 0, 'any span');
       const exported = receiver.exports.map((e) => e.body.toString('utf8')).join('\n');

@@ -49,8 +49,17 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
     for (const [name, env] of databases) {
       // One worker, then two over the same database: the setup (clients, persons, tokens) is made once.
       let setup: Setup | undefined;
-      // On SQLite a third run, one worker again, with every request traced to an OTLP sink (issue 28).
-      const runs = [{ workers: 1 }, { workers: 2 }, ...(name === 'sqlite' ? [{ workers: 1, traced: true }] : [])];
+      // On SQLite, one worker again with every request traced to an OTLP sink, then one in ten (issue 28).
+      const runs = [
+        { workers: 1 },
+        { workers: 2 },
+        ...(name === 'sqlite'
+          ? [
+              { workers: 1, traced: ALL },
+              { workers: 1, traced: TENTH },
+            ]
+          : []),
+      ];
       for (const { workers, traced } of runs) {
         const otlp = traced ? await startOtlpSink() : undefined;
         // A fixed issuer: the person JWTs minted in the first run must name the second run's issuer too.
@@ -59,11 +68,12 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
           TESSERA_ISSUER: 'http://tessera.bench.invalid',
           TESSERA_WORKERS: String(workers),
           ...otlp?.env,
+          ...(traced === TENTH ? { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } : {}),
         });
         try {
           if (workers > 1) await new Promise((resolve) => setTimeout(resolve, 2_000)); // every worker listening
           setup = setup ? { ...setup, tokenUrl: `${service.url}/oauth2/tokens` } : await prepare(service, env);
-          const label = `tessera ${name}${workers > 1 ? `, ${workers} workers` : ''}${otlp ? ', tracing on' : ''}`;
+          const label = `tessera ${name}${workers > 1 ? `, ${workers} workers` : ''}${traced ?? ''}`;
           const auth = { 'content-type': FORM, authorization: basic(setup.clientId, setup.clientSecret) };
           const ccLoad = (seconds: number) =>
             cpuPerRequest(service.cpuSeconds, () =>
@@ -103,6 +113,8 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
 }
 
 type Database = 'sqlite' | 'postgres';
+const ALL = ', tracing on';
+const TENTH = ', tracing on, 1 in 10 sampled';
 /** Rounds of the peer's and Tessera's client_credentials rows, in turn. */
 const ROUNDS = 4;
 const PEER_ROW = 'oidc-provider 9: client_credentials (in-memory)';
@@ -137,9 +149,16 @@ function tokenGoals(rows: readonly Row[], floor: SignatureFloor | undefined): Go
     if (one && two)
       goals.push({ ...ratioGoal(`4. ${database}, token exchange: two workers / one (req/s)`, two.rps, one.rps, 'at least', 0), target: 'both shown' });
   }
-  const oneWorker = rows.filter((r) => r.name.startsWith('tessera') && !r.name.includes('workers'));
+  // Issue 13's bound is the service's own: a traced run holds the OpenTelemetry SDK and its span queue besides.
+  const oneWorker = rows.filter((r) => r.name.startsWith('tessera') && !r.name.includes('workers') && !r.name.includes('tracing'));
   goals.push(
-    boundGoal('3. service RSS after each one-worker run, highest', Math.max(...oneWorker.map((r) => r.rssMiB)), 'MiB', 'below', SERVICE_RSS_LIMIT_MIB),
+    boundGoal(
+      '3. service RSS after each one-worker run without tracing, highest',
+      Math.max(...oneWorker.map((r) => r.rssMiB)),
+      'MiB',
+      'below',
+      SERVICE_RSS_LIMIT_MIB,
+    ),
   );
   return goals;
 }

@@ -89,8 +89,7 @@ ${DATABASE_ENVIRONMENT}
         writeDemoState(statePath, state);
         await gateway.close();
         await echo.close();
-        await service.close();
-        await tracing?.shutdown();
+        await service.close().finally(() => tracing?.shutdown());
       });
       printBanner({
         serviceUrl: service.url,

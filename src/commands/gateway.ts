@@ -79,8 +79,11 @@ stops start-up; a service that does not answer yet leaves /readyz at 503 until i
       'tessera gateway started',
     );
     closeOnSignals(async () => {
-      await gateway.close();
-      await tracing?.shutdown();
+      try {
+        await gateway.close();
+      } finally {
+        await tracing?.shutdown();
+      }
     });
   },
 };

@@ -57,8 +57,11 @@ ${DATABASE_ENVIRONMENT}
       'tessera service started',
     );
     closeOnSignals(async () => {
-      await service.close();
-      await tracing?.shutdown();
+      try {
+        await service.close();
+      } finally {
+        await tracing?.shutdown();
+      }
     });
   },
 };

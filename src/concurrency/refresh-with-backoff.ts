@@ -1,9 +1,14 @@
+import { detached } from '../telemetry/spans.ts';
+
 /** Sets a timer and returns how to cancel it; injectable so tests need not wait for real time. */
 export type Schedule = (run: () => void, delayMs: number) => () => void;
 
-/** setTimeout, unref'd: a pending refresh never keeps the process alive. */
+/**
+ * setTimeout, unref'd: a pending refresh never keeps the process alive. The refresh runs in no
+ * request's trace, whichever request's work scheduled it.
+ */
 export const realSchedule: Schedule = (run, delayMs) => {
-  const timer = setTimeout(run, delayMs);
+  const timer = setTimeout(() => detached(run), delayMs);
   timer.unref();
   return () => clearTimeout(timer);
 };

@@ -69,7 +69,7 @@ export class ScimPullClient {
   #get(baseUrl: string, token: string, path: string, accepted: number[]): Promise<{ status: number; body: unknown }> {
     return inSpan(
       'GET scim directory',
-      { 'server.address': URL.canParse(baseUrl) ? new URL(baseUrl).host : '' },
+      URL.canParse(baseUrl) ? { 'server.address': new URL(baseUrl).hostname } : {},
       async (span) => {
         const answer = await this.#pull(baseUrl, token, path, accepted);
         span?.setAttribute('http.response.status_code', answer.status);

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener, type ServerOptions } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
@@ -117,10 +117,15 @@ function withToolkit(config: AppOptions['config']) {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: sendError,
     clientErrorHandler,
-    // Our own server so each request can be a span; its timeouts are the listener policy's
-    // (applied by startService), as they were over fastify's own server.
-    serverFactory: (handler, options) => createServer(options.http ?? {}, tracedRequests(handler)),
-    ...(tracingOn() ? { childLoggerFactory: traceBoundChild } : {}),
+    ...(tracingOn()
+      ? {
+          // Our own server so each request can be a span; its timeouts are the listener policy's
+          // (applied by startService). Fastify binds a factory's server to one address only:
+          // with tracing on, TESSERA_HOST=localhost listens on the first address it resolves to.
+          serverFactory: (handler: RequestListener, options: { http?: ServerOptions }) => createServer(options.http ?? {}, tracedRequests(handler)),
+          childLoggerFactory: traceBoundChild,
+        }
+      : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (tracingOn()) {
     app.addHook('onRequest', async (request) => nameRequestSpan(request.method, request.routeOptions.url ?? 'unmatched'));

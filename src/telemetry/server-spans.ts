@@ -22,8 +22,12 @@ export function tracedRequests(listener: RequestListener): RequestListener {
     const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
     const active = trace.setSpan(parent, span);
     response.once('close', () => {
-      span.setAttribute('http.response.status_code', response.statusCode);
-      if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      // Before an answer was written, statusCode is Node's default 200: the caller left instead.
+      if (!response.headersSent) span.setAttributes({ 'error.type': 'client_closed' });
+      else {
+        span.setAttribute('http.response.status_code', response.statusCode);
+        if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      }
       span.end();
     });
     context.with(active, () => listener(request, response));

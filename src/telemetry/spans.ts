@@ -1,4 +1,4 @@
-import { type Attributes, context, propagation, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { type Attributes, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 
 /**
  * Spans through the OpenTelemetry API only: the SDK behind it is loaded by start-tracing.ts
@@ -58,6 +58,15 @@ export function inSpanSync<T>(name: string, attributes: Attributes, work: () => 
       span.end();
     }
   });
+}
+
+/**
+ * Runs `work` outside any request's trace: background work (a token renewal's timer) started
+ * from a request would otherwise inherit that request's context, and every later renewal, each
+ * scheduled by the one before, would land in one long-ended trace.
+ */
+export function detached<T>(work: () => T): T {
+  return on ? context.with(ROOT_CONTEXT, work) : work();
 }
 
 /** Sets attributes on the active span (a cache's outcome on its plugin's span). */

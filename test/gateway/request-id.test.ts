@@ -76,4 +76,13 @@ describe('Gateway request ids', () => {
       JSON.stringify(lines.slice(-2)),
     );
   });
+
+  it("passes a caller's traceparent, tracestate and baggage to the upstream as sent when tracing is off (no OTLP endpoint), and logs no trace ids", async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const sent = { traceparent, tracestate: 'vendor=opaque', baggage: 'tenant=acme' };
+    assert.equal((await fetch(`${gateway.url}/api/orders`, { headers: sent })).status, 200);
+    const received = upstream.requests.at(-1)!.headers;
+    assert.deepEqual([received.traceparent, received.tracestate, received.baggage], [traceparent, 'vendor=opaque', 'tenant=acme']);
+    assert.ok(lines.every((line) => !('trace_id' in line)));
+  });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { realSchedule } from '../../src/concurrency/refresh-with-backoff.ts';
 import { ScimPullClient } from '../../src/connections/scim-pull-client.ts';
 import { smtpMailer } from '../../src/email/smtp-mailer.ts';
 import { inSpan } from '../../src/telemetry/spans.ts';
@@ -80,5 +81,19 @@ describe('Client spans of the service: SMTP sends and SCIM pulls (issue 28 §2)'
     } finally {
       provider.close();
     }
+  });
+
+  it("regression: a background renewal scheduled from a request runs in no request's trace (renewals chained into one caller's trace)", async () => {
+    let renewed: () => void = () => {};
+    const done = new Promise<void>((resolve) => (renewed = resolve));
+    await inSpan('request that minted', {}, async () => {
+      realSchedule(() => void inSpan('scheduled renewal', {}, async () => {}).then(renewed), 1);
+    });
+    await done;
+    const spans = await receiver.waitFor((all) => ['request that minted', 'scheduled renewal'].every((name) => all.some((s) => s.name === name)), 'both spans');
+    const request = spans.find((s) => s.name === 'request that minted')!;
+    const renewal = spans.find((s) => s.name === 'scheduled renewal')!;
+    assert.equal(renewal.parentSpanId, '', 'a root span');
+    assert.notEqual(renewal.traceId, request.traceId);
   });
 });

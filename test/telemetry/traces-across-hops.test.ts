@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -8,6 +9,7 @@ import { createPerson, mintPersonToken, registerClient } from '../helpers/oauth.
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { freshDatabase, type GatewayProcess, postgresServerUrl, type Replica, startGatewayProcess, startReplica } from '../helpers/replicas.ts';
+import type { TestOrg } from '../helpers/service.ts';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -25,6 +27,15 @@ function databases(): { name: string; open(): Promise<{ url: string; drop(): Pro
   return server ? [sqlite, { name: 'postgresql', open: () => freshDatabase(server) }] : [sqlite];
 }
 
+/** A port nothing listens on now, for a listener that must be given a number. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const childOf = (spans: ReceivedSpan[], parent: ReceivedSpan, name: string | RegExp) =>
   spans.find((s) => s.parentSpanId === parent.spanId && (typeof name === 'string' ? s.name === name : name.test(s.name)));
@@ -38,6 +49,7 @@ for (const database of databases()) {
     let drop: () => Promise<void>;
     let personToken: string;
     let clientSecret: string;
+    let org: TestOrg;
 
     before(async () => {
       receiver = await startOtlpReceiver();
@@ -47,7 +59,7 @@ for (const database of databases()) {
       // http/json so the receiver can read every span; a short batch delay so the test need not wait 5 s.
       const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
       service = await startReplica({ databaseUrl: opened.url, env: otel });
-      const org = await service.t.org();
+      org = await service.t.org();
       const client = await registerClient(service.t, org);
       clientSecret = client.secret;
       personToken = await mintPersonToken(service.t, org, await createPerson(service.t, org));
@@ -55,7 +67,7 @@ for (const database of databases()) {
         serviceUrl: service.url,
         client,
         upstreamUrl: upstream.url,
-        env: { ...otel, GATEWAY_LOG_LEVEL: 'debug' },
+        env: { ...otel, GATEWAY_LOG_LEVEL: 'debug', GATEWAY_FORWARD_AUTH_PORT: String(await freePort()) },
       });
     });
     after(async () => {
@@ -146,17 +158,55 @@ for (const database of databases()) {
       }
     });
 
-    test('no span carries a token, a secret or a path: what a trace holds is safe to ship to a collector', async () => {
-      await receiver.waitFor((all) => all.length > 0, 'any span');
+    test("a forward-auth check continues the caller's trace and answers the check span's traceparent among the headers to write", async () => {
+      const checks = /"forwardAuth":"(http:\/\/[^"]+)"/.exec(gateway.output())?.[1];
+      assert.ok(checks, 'the gateway logged its forward-auth address');
+      const traceId = hex(16);
+      const callerSpan = hex(8);
+      const answer = await fetch(`${checks}/_check`, {
+        headers: {
+          authorization: `Bearer ${personToken}`,
+          'x-original-method': 'GET',
+          'x-original-uri': '/orders/9',
+          'x-forwarded-host': 'shop.example',
+          traceparent: `00-${traceId}-${callerSpan}-01`,
+        },
+      });
+      assert.equal(answer.status, 200);
+      const [, answeredTrace, answeredSpan] = String(answer.headers.get('traceparent')).split('-');
+      assert.equal(answeredTrace, traceId);
+      const spans = await receiver.waitFor((all) => all.some((s) => s.traceId === traceId && s.kind === SERVER), 'the check span');
+      const check = spans.find((s) => s.traceId === traceId && s.kind === SERVER)!;
+      assert.equal(check.parentSpanId, callerSpan);
+      assert.equal(check.spanId, answeredSpan);
+      assert.equal(check.name, 'GET default_target');
+    });
+
+    test('no span carries a token, a secret, a query or a path: what a trace holds is safe to ship to a collector', async () => {
+      // A subject of its own: a cached one would ask the service nothing, and the service hop must be in the trace.
+      const subject = await mintPersonToken(service.t, org, await createPerson(service.t, org));
+      const traceId = hex(16);
+      const answer = await fetch(`${gateway.url}/orders/private-7f3a?secret=q`, {
+        headers: { authorization: `Bearer ${subject}`, traceparent: `00-${traceId}-${hex(8)}-01` },
+      });
+      assert.equal(answer.status, 200);
+      // Every hop of this call exported: the gateway's request span ends last on its side, the service's on its own.
+      await receiver.waitFor(
+        (all) =>
+          ['tessera-gateway', 'tessera-service'].every((service) => all.some((s) => s.traceId === traceId && s.service === service && s.kind === SERVER)),
+        'the spans of the call',
+      );
       const exported = receiver.exports.map((e) => e.body.toString('utf8')).join('\n');
+      const delegated = upstream.requests.at(-1)!.headers.authorization!.replace(/^Bearer /, '');
       for (const [what, secret] of [
-        ['the person token', personToken],
+        ['the person token of the first call', personToken],
+        ['the person token of this call', subject],
+        ['the delegated token', delegated],
         ['the client secret', clientSecret],
         ['the query string', 'secret=q'],
+        ['the path', 'private-7f3a'],
       ] as const)
         assert.ok(!exported.includes(secret), `${what} is in an exported span`);
-      const delegated = upstream.requests.at(-1)!.headers.authorization!.replace(/^Bearer /, '');
-      assert.ok(!exported.includes(delegated), 'the delegated token is in an exported span');
     });
   });
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, METHODS, type OutgoingHttpHeaders, 
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { tracedRequests } from '../../telemetry/server-spans.ts';
+import { injectTraceContext } from '../../telemetry/spans.ts';
 import type { ForwardAuthSettings } from '../config/forward-auth-settings.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { GatewayError } from '../request/gateway-error.ts';
@@ -73,6 +74,8 @@ export function createForwardAuthServer(config: GatewayConfig, settings: Forward
     const decided = readInbound(source, config.requests);
     const inbound: Inbound = decided.target.authority === undefined && https ? { ...decided, defaultPort: '443' } : decided;
     const { route, headers, ran } = await pipeline(request, inbound);
+    // With tracing on, the check's span as the upstream's parent, for a proxy that copies it.
+    injectTraceContext(headers);
     // What the plugins wrote is what the proxy must write over the caller's request.
     const answer: OutgoingHttpHeaders = {};
     for (const name in headers) if (headers[name] !== request.headers[name]) answer[name] = headers[name];

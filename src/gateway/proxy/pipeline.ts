@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { nameRequestSpan } from '../../telemetry/server-spans.ts';
-import { inSpan } from '../../telemetry/spans.ts';
+import { inSpan, tracingOn } from '../../telemetry/spans.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { RequestPlugin } from '../plugins/plugin.ts';
 import { GatewayError } from '../request/gateway-error.ts';
@@ -37,7 +37,8 @@ export function createPipeline(config: GatewayConfig, plugins: readonly RequestP
     for (const plugin of plugins) {
       const enabled = (route.rule?.plugins[plugin.id] ?? plugin.enabled) || (foldedRule?.plugins[plugin.id] ?? plugin.enabled);
       if (enabled) {
-        await inSpan(`plugin ${plugin.id}`, { 'tessera.plugin': plugin.id }, () => plugin.run({ request, inbound, headers, route, forwardAuth }));
+        const context = { request, inbound, headers, route, forwardAuth };
+        await (tracingOn() ? inSpan(`plugin ${plugin.id}`, { 'tessera.plugin': plugin.id }, () => plugin.run(context)) : plugin.run(context));
         ran?.push(plugin.id);
       }
     }

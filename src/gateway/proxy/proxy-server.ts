@@ -1,14 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { tracedRequests } from '../../telemetry/server-spans.ts';
-import { injectTraceContext, inSpan, SpanKind } from '../../telemetry/spans.ts';
+import { injectTraceContext, inSpan, SpanKind, tracingOn } from '../../telemetry/spans.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { RequestPlugin } from '../plugins/plugin.ts';
 import { GatewayError } from '../request/gateway-error.ts';
 import { readInbound } from '../request/inbound.ts';
 import { answerGatewayError } from './answer-error.ts';
 import { answerClientError, refuseConnect } from './client-errors.ts';
-import { forward } from './forward.ts';
+import { type ForwardOutcome, type ForwardTarget, forward } from './forward.ts';
 import { setForwardingHeaders } from './forwarding.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import { createPipeline } from './pipeline.ts';
@@ -20,6 +20,25 @@ export interface ProxyParts {
   metrics: GatewayMetrics;
   /** True once the port stops accepting (shutdown_delay after SIGTERM): new requests are refused. */
   closing: () => boolean;
+}
+
+/**
+ * forward() in a client span whose context the upstream gets as its `traceparent`, written over
+ * whatever the caller sent, so the upstream's spans are the gateway's children.
+ */
+function forwardInSpan(request: IncomingMessage, response: ServerResponse, target: ForwardTarget, origin: string): Promise<ForwardOutcome> {
+  const { hostname, port } = new URL(origin);
+  return inSpan(
+    `${target.method} upstream`,
+    { 'server.address': hostname, 'server.port': Number(port) || (origin.startsWith('https:') ? 443 : 80) },
+    async (span) => {
+      injectTraceContext(target.headers);
+      const sent = await forward(request, response, target);
+      span?.setAttribute('http.response.status_code', sent.status);
+      return sent;
+    },
+    SpanKind.CLIENT,
+  );
 }
 
 /**
@@ -39,26 +58,15 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
     // After the plugins, so the upstream always sees the id the caller's answer and our log carry.
     headers['x-request-id'] = requestId;
     const path = `${route.basePath}${inbound.target.path}${inbound.target.query}`;
-    const method = request.method ?? 'GET';
-    const outcome = await inSpan(
-      `${method} upstream`,
-      { 'server.address': route.origin },
-      async (span) => {
-        // Inside the span: the upstream's spans are its children, whatever traceparent the caller sent.
-        injectTraceContext(headers);
-        const sent = await forward(request, response, {
-          dispatcher: pools.for(route.origin),
-          method,
-          path,
-          headers,
-          maxBodyBytes: config.requests.maxBodyBytes,
-          bodyTimeoutMs: config.requests.bodyTimeoutMs,
-        });
-        span?.setAttribute('http.response.status_code', sent.status);
-        return sent;
-      },
-      SpanKind.CLIENT,
-    );
+    const target: ForwardTarget = {
+      dispatcher: pools.for(route.origin),
+      method: request.method ?? 'GET',
+      path,
+      headers,
+      maxBodyBytes: config.requests.maxBodyBytes,
+      bodyTimeoutMs: config.requests.bodyTimeoutMs,
+    };
+    const outcome = await (tracingOn() ? forwardInSpan(request, response, target, route.origin) : forward(request, response, target));
     if (!outcome.delivered)
       log.debug({ requestId, status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
     // The access log: the path as sent upstream but never its query, which may carry a secret,

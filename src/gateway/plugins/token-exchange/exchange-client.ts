@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { injectTraceContext, inSpan, SpanKind } from '../../../telemetry/spans.ts';
+import { injectTraceContext, inSpan, SpanKind, tracingOn } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
 
 export interface TokenResponse {
@@ -39,17 +39,7 @@ export async function postTokenRequest(
   let status: number;
   let text: string;
   try {
-    ({ status, text } = await inSpan(
-      'POST token endpoint',
-      { 'server.address': new URL(url).host, 'tessera.grant': form.get('grant_type') ?? '' },
-      async (span) => {
-        injectTraceContext(headers);
-        const answer = await postForm(url, headers, form.toString(), timeoutMs);
-        span?.setAttribute('http.response.status_code', answer.status);
-        return answer;
-      },
-      SpanKind.CLIENT,
-    ));
+    ({ status, text } = await (tracingOn() ? postInSpan(url, headers, form, timeoutMs) : postForm(url, headers, form.toString(), timeoutMs)));
   } catch (error) {
     const timedOut = Date.now() - started >= timeoutMs - 5;
     throw new GatewayError(
@@ -72,6 +62,27 @@ export async function postTokenRequest(
   }
   const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : undefined;
   return { accessToken: body.access_token, expiresAt: expiresIn === undefined ? undefined : Date.now() + expiresIn * 1000 };
+}
+
+/** postForm in a client span, the token endpoint's spans its children (their `traceparent` is the span's). */
+function postInSpan(url: string, headers: Record<string, string>, form: URLSearchParams, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const { hostname, port, protocol } = new URL(url);
+  const attributes = {
+    'server.address': hostname,
+    'server.port': Number(port) || (protocol === 'https:' ? 443 : 80),
+    'tessera.grant': form.get('grant_type') ?? '',
+  };
+  return inSpan(
+    'POST token endpoint',
+    attributes,
+    async (span) => {
+      injectTraceContext(headers);
+      const answer = await postForm(url, headers, form.toString(), timeoutMs);
+      span?.setAttribute('http.response.status_code', answer.status);
+      return answer;
+    },
+    SpanKind.CLIENT,
+  );
 }
 
 /** Printable ASCII, bounded: what the service said goes to the log, and a log line is one line. */

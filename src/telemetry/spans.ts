@@ -19,6 +19,18 @@ export const tracingOn = (): boolean => on;
 
 export { SpanKind };
 
+/** Tessera's own span attributes, named once (the others are OpenTelemetry's semantic conventions). */
+export const ATTRIBUTE = {
+  /** The grant_type a token request asks for. */
+  grant: 'tessera.grant',
+  /** The kind of token an exchange issues: jwt or opaque. */
+  tokenType: 'tessera.token_type',
+  /** The gateway plugin a span runs. */
+  plugin: 'tessera.plugin',
+  /** The delegated-token cache's answer: hit, miss, or off. */
+  tokenCache: 'tessera.token_cache',
+} as const;
+
 /**
  * Marks a span failed with the error's stable code (a GatewayError's, an OAuth error's) or its
  * class name. Never its message or stack: those may quote what a caller sent.

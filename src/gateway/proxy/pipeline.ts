@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { nameRequestSpan } from '../../telemetry/server-spans.ts';
-import { inSpan, tracingOn } from '../../telemetry/spans.ts';
+import { ATTRIBUTE, inSpan, tracingOn } from '../../telemetry/spans.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { RequestPlugin } from '../plugins/plugin.ts';
 import { GatewayError } from '../request/gateway-error.ts';
@@ -38,7 +38,7 @@ export function createPipeline(config: GatewayConfig, plugins: readonly RequestP
       const enabled = (route.rule?.plugins[plugin.id] ?? plugin.enabled) || (foldedRule?.plugins[plugin.id] ?? plugin.enabled);
       if (enabled) {
         const context = { request, inbound, headers, route, forwardAuth };
-        await (tracingOn() ? inSpan(`plugin ${plugin.id}`, { 'tessera.plugin': plugin.id }, () => plugin.run(context)) : plugin.run(context));
+        await (tracingOn() ? inSpan(`plugin ${plugin.id}`, { [ATTRIBUTE.plugin]: plugin.id }, () => plugin.run(context)) : plugin.run(context));
         ran?.push(plugin.id);
       }
     }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordEvent } from '../../store/audit/record-event.ts';
 import { StorageUnavailableError } from '../../store/store.ts';
 import type { OAuthClient } from '../../store/types.ts';
-import { inSpan, inSpanSync } from '../../telemetry/spans.ts';
+import { ATTRIBUTE, inSpan, inSpanSync } from '../../telemetry/spans.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { InvalidClient, OAuthError, oauthError, toOAuthErrorResponse } from '../errors.ts';
 import { OAuthParams } from '../form.ts';
@@ -53,7 +53,7 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
         client = authenticated?.client;
         audit.orgId = client?.orgId;
         const grant = inSpanSync('token: check grant allowed', {}, () => checkGrantAllowed(params, authenticated?.client));
-        const response = await inSpan(`token: ${grant.auditType}`, { 'tessera.grant': grant.type }, () =>
+        const response = await inSpan(`token: ${grant.auditType}`, { [ATTRIBUTE.grant]: grant.type }, () =>
           grant.handle({ params, client: authenticated?.client, clientConfig: authenticated?.config, deps, audit }),
         );
         await record(deps, auditType, client, audit, undefined);

@@ -1,5 +1,5 @@
 import type { OAuthClient } from '../../store/types.ts';
-import { inSpan } from '../../telemetry/spans.ts';
+import { ATTRIBUTE, inSpan } from '../../telemetry/spans.ts';
 import { oauthError } from '../errors.ts';
 import { scopeSet } from '../scope.ts';
 import { actDepth, MAX_ACT_DEPTH } from '../tokens/delegation-claims.ts';
@@ -81,7 +81,7 @@ export const tokenExchange: Grant = {
       parentHash: subject.record?.hash,
     };
     const jwt = request.requestedTokenType === TOKEN_TYPE.jwt;
-    const access_token = await inSpan('exchange: issue', { 'tessera.token_type': jwt ? 'jwt' : 'opaque' }, () =>
+    const access_token = await inSpan('exchange: issue', { [ATTRIBUTE.tokenType]: jwt ? 'jwt' : 'opaque' }, () =>
       jwt ? deps.issuer.jwt(issue) : deps.issuer.opaque(issue),
     );
     return {

@@ -140,8 +140,10 @@ describe('Fuzz: request-target parser (pure)', () => {
   });
 
   it('keeps the query exactly as sent and never lets it change the path', () => {
+    // What a request line can carry (visible ASCII); the bytes it cannot are refused below.
+    const visible = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
     fc.assert(
-      fc.property(path, fc.string({ unit: 'binary-ascii', maxLength: 20 }), (raw, query) => {
+      fc.property(path, fc.string({ unit: visible, maxLength: 20 }), (raw, query) => {
         fc.pre(!raw.includes('?') && !raw.includes('#') && !query.includes('#'));
         let alone: string;
         try {
@@ -149,9 +151,23 @@ describe('Fuzz: request-target parser (pure)', () => {
         } catch {
           return;
         }
+        if (!/^[\x21-\x7e]*$/.test(raw)) return assert.ok(refusedAs('GATEWAY_BAD_REQUEST_TARGET', () => parseRequestTarget(`${raw}?${query}`, policies[0]!)));
         assert.deepEqual(parseRequestTarget(`${raw}?${query}`, policies[0]!), { path: alone, query: `?${query}` });
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('refuses a target whose query holds a space, a control or a non-ASCII character, as no request line carries one (a forward-auth X-Forwarded-Uri could)', () => {
+    const invisible = fc
+      .oneof(fc.integer({ min: 0, max: 0x20 }), fc.constant(0x7f), fc.integer({ min: 0x80, max: 0xffff }))
+      .map((code) => String.fromCharCode(code));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 10 }), invisible, fc.string({ unit: 'binary-ascii', maxLength: 10 }), (before, bad, after) => {
+        fc.pre(!before.includes('#'));
+        assert.ok(refusedAs('GATEWAY_BAD_REQUEST_TARGET', () => parseRequestTarget(`/x?${before}${bad}${after}`, policies[0]!)));
+      }),
+      { numRuns: 1000 },
     );
   });
 

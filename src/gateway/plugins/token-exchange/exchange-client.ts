@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { injectTraceContext, inSpan, SpanKind, tracingOn } from '../../../telemetry/spans.ts';
+import { ATTRIBUTE, injectTraceContext, inSpan, SpanKind, tracingOn } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
 
 export interface TokenResponse {
@@ -70,7 +70,7 @@ function postInSpan(url: string, headers: Record<string, string>, form: URLSearc
   const attributes = {
     'server.address': hostname,
     'server.port': Number(port) || (protocol === 'https:' ? 443 : 80),
-    'tessera.grant': form.get('grant_type') ?? '',
+    [ATTRIBUTE.grant]: form.get('grant_type') ?? '',
   };
   return inSpan(
     'POST token endpoint',

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
-import { noteOnSpan, tracingOn } from '../../../telemetry/spans.ts';
+import { ATTRIBUTE, noteOnSpan, tracingOn } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
 import type { PluginContext, RequestPlugin } from '../plugin.ts';
 import { type ActorSource, type ActorToken, OAuthClientActor, SvidEnvActor, SvidFileActor } from './actor-sources.ts';
@@ -127,7 +127,7 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
       }
       const key = `${id}:${sha256(subject)}:${actorHash(actor.token)}`;
       const fresh = cache?.fresh(key);
-      if (tracingOn()) noteOnSpan({ 'tessera.token_cache': cache ? (fresh ? 'hit' : 'miss') : 'off' });
+      if (tracingOn()) noteOnSpan({ [ATTRIBUTE.tokenCache]: cache ? (fresh ? 'hit' : 'miss') : 'off' });
       const delegated = cache ? (fresh ?? (await cache.get(key, () => exchange(subject, actor)))) : (await exchange(subject, actor)).token;
       if (params.subject.strip) stripToken(headers, subjectAt, subject);
       if (actorAt && params.actor.mode === 'request_actor' && params.actor.strip) stripToken(headers, actorAt, actor.token);

@@ -45,19 +45,22 @@ function describeParseError(error: Error & { code?: string }, names: readonly st
  * SIGTERM twice when the whole process group is signalled (systemd's default, a terminal's
  * Ctrl+C), once from the supervisor and once passed on by its primary, and must still drain.
  */
-export function closeOnSignals(close: () => Promise<void>): void {
+export function closeOnSignals(close: () => Promise<void>, tracing?: { shutdown(): Promise<void> }): void {
   let closing = false;
   const stop = (signal: string) => {
     if (closing) return;
     closing = true;
     process.stderr.write(`\n${signal} received, shutting down\n`);
-    close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
-        process.exit(1);
-      },
-    );
+    // The spans still queued go out after the rest has stopped, whether it stopped cleanly or not.
+    close()
+      .finally(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -89,8 +89,8 @@ ${DATABASE_ENVIRONMENT}
         writeDemoState(statePath, state);
         await gateway.close();
         await echo.close();
-        await service.close().finally(() => tracing?.shutdown());
-      });
+        await service.close();
+      }, tracing);
       printBanner({
         serviceUrl: service.url,
         gatewayUrl: gateway.url,

@@ -78,12 +78,6 @@ stops start-up; a service that does not answer yet leaves /readyz at 503 until i
       },
       'tessera gateway started',
     );
-    closeOnSignals(async () => {
-      try {
-        await gateway.close();
-      } finally {
-        await tracing?.shutdown();
-      }
-    });
+    closeOnSignals(() => gateway.close(), tracing);
   },
 };

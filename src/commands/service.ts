@@ -56,12 +56,6 @@ ${DATABASE_ENVIRONMENT}
       { url: service.url, issuer: service.issuer, database: describe(config.databaseUrl), traces: config.tracing ? config.tracing.protocol : 'off' },
       'tessera service started',
     );
-    closeOnSignals(async () => {
-      try {
-        await service.close();
-      } finally {
-        await tracing?.shutdown();
-      }
-    });
+    closeOnSignals(() => service.close(), tracing);
   },
 };

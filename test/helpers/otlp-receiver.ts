@@ -1,4 +1,6 @@
 import { createServer } from 'node:http';
+import { startTracing, type Tracing } from '../../src/telemetry/start-tracing.ts';
+import { readTracingSettings } from '../../src/telemetry/tracing-settings.ts';
 
 /** One span as an OTLP/HTTP JSON export carries it (ids in hex), with its resource's service.name. */
 export interface ReceivedSpan {
@@ -107,4 +109,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       server.close(() => resolve());
     });
   return receiver;
+}
+
+/**
+ * Tracing started in this test's own process (each test file has one), as a command starts it,
+ * exporting to `receiver` as JSON with a short batch delay. The exporter reads the OTEL_*
+ * variables of the process, as in production, so they are set here.
+ */
+export async function traceThisProcessTo(receiver: OtlpReceiver, serviceName: string): Promise<Tracing> {
+  Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' });
+  const tracing = await startTracing(readTracingSettings(process.env).settings, serviceName);
+  if (!tracing) throw new Error('tracing did not start with an OTLP endpoint set');
+  return tracing;
 }

@@ -5,9 +5,8 @@ import { realSchedule } from '../../src/concurrency/refresh-with-backoff.ts';
 import { ScimPullClient } from '../../src/connections/scim-pull-client.ts';
 import { smtpMailer } from '../../src/email/smtp-mailer.ts';
 import { inSpan } from '../../src/telemetry/spans.ts';
-import { startTracing, type Tracing } from '../../src/telemetry/start-tracing.ts';
-import { readTracingSettings } from '../../src/telemetry/tracing-settings.ts';
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
+import type { Tracing } from '../../src/telemetry/start-tracing.ts';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver, traceThisProcessTo } from '../helpers/otlp-receiver.ts';
 import { startSmtpListener } from '../helpers/smtp.ts';
 
 const CLIENT = 3;
@@ -23,10 +22,7 @@ describe('Client spans of the service: SMTP sends and SCIM pulls (issue 28 §2)'
   let tracing: Tracing | undefined;
   before(async () => {
     receiver = await startOtlpReceiver();
-    // The exporter reads the OTEL_* variables of the process, as in production.
-    Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' });
-    tracing = await startTracing(readTracingSettings(process.env).settings, 'client-spans-test');
-    assert.ok(tracing, 'tracing started');
+    tracing = await traceThisProcessTo(receiver, 'client-spans-test');
   });
   after(async () => {
     await tracing?.shutdown();

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startTracing, type Tracing } from '../../src/telemetry/start-tracing.ts';
-import { readTracingSettings } from '../../src/telemetry/tracing-settings.ts';
+import type { Tracing } from '../../src/telemetry/start-tracing.ts';
 import { backends } from '../helpers/backends.ts';
 import { registerClient } from '../helpers/oauth.ts';
-import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
+import { type OtlpReceiver, startOtlpReceiver, traceThisProcessTo } from '../helpers/otlp-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 /** A POST whose body arrives `delayMs` after its headers, in a packet of its own; resolves with the status line. */
@@ -38,8 +37,7 @@ describe("Tracing: a request's body arriving late keeps its handler in the reque
   let tracing: Tracing | undefined;
   before(async () => {
     receiver = await startOtlpReceiver();
-    Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' });
-    tracing = await startTracing(readTracingSettings(process.env).settings, 'tessera-service');
+    tracing = await traceThisProcessTo(receiver, 'tessera-service');
   });
   after(async () => {
     await tracing?.shutdown();

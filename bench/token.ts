@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import type { CryptoKey } from 'jose';
 import { runCliJson } from './lib/cli.ts';
+import { clientKey, signAssertions } from './lib/client-assertions.ts';
 import { cpuPerRequest, interleaved } from './lib/cpu.ts';
 import { boundGoal, type Goal, goalsTable, ratioGoal } from './lib/goals.ts';
 import { type LoadResult, load, table } from './lib/load.ts';
@@ -65,7 +67,7 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
         // A fixed issuer: the person JWTs minted in the first run must name the second run's issuer too.
         const service = await startServiceProcess({
           ...env,
-          TESSERA_ISSUER: 'http://tessera.bench.invalid',
+          TESSERA_ISSUER: ISSUER,
           TESSERA_WORKERS: String(workers),
           ...otlp?.env,
           ...(traced === TENTH ? { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } : {}),
@@ -90,6 +92,20 @@ export async function tokenBenchmark(options: { seconds: number; postgresUrl?: s
             const [peerRow, cc] = await interleaved([peerLoad, ccLoad], options.seconds, ROUNDS);
             rows.push({ ...peerRow!, rssMiB: peer.rssMiB() }, { ...cc!, rssMiB: service.rssMiB() });
             await peer.stop();
+            // The same grant by a client with no secret (issue 29): an ES256 assertion verified, its jti spent.
+            const assertions = await signAssertions(setup.keyed.privateKey, setup.keyed.id, ISSUER, options.seconds * ASSERTIONS_PER_SECOND);
+            let next = 0;
+            const keyed = await cpuPerRequest(service.cpuSeconds, () =>
+              load({
+                name: `${label}: ${CC_KEYED}`,
+                url: setup!.tokenUrl,
+                method: 'POST',
+                headers: { 'content-type': FORM },
+                seconds: options.seconds,
+                body: () => `grant_type=client_credentials&scope=orders%3Aread&client_assertion_type=${JWT_BEARER}&client_assertion=${assertions[next++]}`,
+              }),
+            );
+            rows.push({ ...keyed, rssMiB: service.rssMiB() });
           } else {
             rows.push({ ...(await ccLoad(options.seconds)), rssMiB: service.rssMiB() });
           }
@@ -119,6 +135,11 @@ const TENTH = ', tracing on, 1 in 10 sampled';
 const ROUNDS = 4;
 const PEER_ROW = 'oidc-provider 9: client_credentials (in-memory)';
 const CC = 'client_credentials (opaque)';
+const CC_KEYED = 'client_credentials (opaque), private_key_jwt ES256 assertion';
+const JWT_BEARER = encodeURIComponent('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+/** More assertions than the row can spend (a replayed one would be a 401, counted as non-2xx). */
+const ASSERTIONS_PER_SECOND = 12_000;
+const ISSUER = 'http://tessera.bench.invalid';
 const EXCHANGE_ROW = 'token exchange (person JWT → JWT, opaque actor)';
 /** 150 MB, in the MiB every RSS here is reported in. */
 const SERVICE_RSS_LIMIT_MIB = 143;
@@ -206,6 +227,8 @@ export interface Setup {
   tokenUrl: string;
   clientId: string;
   clientSecret: string;
+  /** A private_key_jwt client of the same organisation and its signing key. */
+  keyed: { id: string; privateKey: CryptoKey };
   actorToken: string;
   subjects: string[];
 }
@@ -225,6 +248,14 @@ export async function prepare(service: ServiceProcess, env: Record<string, strin
     scopes: ['orders:read'],
     access_token_duration: 3600,
   });
+  const key = await clientKey();
+  const keyed = await api('/oauth2/clients', {
+    client_name: 'bench-keyed',
+    grant_types: ['client_credentials'],
+    scopes: ['orders:read'],
+    token_endpoint_auth_method: 'private_key_jwt',
+    jwks: { keys: [key.jwk] },
+  });
   const persons: string[] = [];
   for (let i = 0; i < 100; i++) persons.push((await api('/persons', { handles: [{ type: 'email_address', value: `p${i}@bench.example` }] })).id);
   const subjects: string[] = [];
@@ -242,7 +273,15 @@ export async function prepare(service: ServiceProcess, env: Record<string, strin
     body: 'grant_type=client_credentials',
   });
   const { access_token } = (await actor.json()) as { access_token: string };
-  return { orgId: org_id, tokenUrl, clientId: client.client_id, clientSecret: client.client_secret, actorToken: access_token, subjects };
+  return {
+    orgId: org_id,
+    tokenUrl,
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    keyed: { id: keyed.client_id, privateKey: key.privateKey },
+    actorToken: access_token,
+    subjects,
+  };
 }
 
 export function basic(id: string, secret: string): string {

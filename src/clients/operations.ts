@@ -1,8 +1,12 @@
+import type { JWK } from 'jose';
 import { type Operator, recordAdminEvent } from '../audit/admin-events.ts';
 import { clientDefaults } from '../config/defaults.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
+import { ApiError, invalidField } from '../errors/api-error.ts';
+import { SECRET_METHODS } from '../store/clients/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
 import type { OAuthClient } from '../store/types.ts';
+import { checkClientKeys } from './client-keys.ts';
 import type { NewClient } from './schemas.ts';
 
 /** A client as the API shows it (never its secret's hash). */
@@ -14,13 +18,31 @@ export function presentClient(client: OAuthClient) {
     grant_types: client.grantTypes,
     access_token_duration: client.accessTokenDuration,
     access_token_format: client.accessTokenFormat,
+    token_endpoint_auth_method: client.authMethod,
+    // Registration checked every key's kty (client-keys.ts), which jose's JWK type leaves optional.
+    ...(client.jwks ? { jwks: client.jwks as { keys: (JWK & { kty: string })[] } } : {}),
     created_at: new Date(client.createdAt).toISOString(),
   };
 }
 
+/** A registration's method and keys, checked together: keys only with private_key_jwt, and it needs them. */
+async function authenticationOf(request: NewClient): Promise<Pick<OAuthClient, 'authMethod' | 'jwks'>> {
+  const authMethod = request.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (SECRET_METHODS.includes(authMethod)) {
+    if (request.jwks) throw invalidField('body.jwks', 'is only for token_endpoint_auth_method private_key_jwt');
+    return { authMethod };
+  }
+  if (!request.jwks)
+    throw invalidField('body.jwks', 'is required with token_endpoint_auth_method private_key_jwt: the public keys its assertions are signed with');
+  const jwks = { keys: request.jwks.keys as JWK[] };
+  await checkClientKeys(jwks);
+  return { authMethod, jwks };
+}
+
 /**
- * Registers a client NewClient admitted; the secret in clear is returned once, only its hash is
- * stored. Each change here commits with its audit event naming the operator (never the secret).
+ * Registers a client NewClient admitted; a secret client's secret in clear is returned once, only
+ * its hash is stored; a private_key_jwt client gets none (its secretHash hashes a value nobody is
+ * shown). Each change here commits with its audit event naming the operator (never the secret).
  */
 export async function createOAuthClient(
   store: TransactionalStore,
@@ -28,7 +50,8 @@ export async function createOAuthClient(
   request: NewClient,
   operator: Operator,
   now = Date.now(),
-): Promise<{ client: OAuthClient; secret: string }> {
+): Promise<{ client: OAuthClient; secret: string | undefined }> {
+  const authentication = await authenticationOf(request);
   const secret = newSecret('tcs');
   const client: OAuthClient = {
     id: newId('cli', now),
@@ -38,6 +61,7 @@ export async function createOAuthClient(
     grantTypes: request.grant_types,
     accessTokenDuration: request.access_token_duration ?? clientDefaults.accessTokenDuration,
     accessTokenFormat: request.access_token_format ?? clientDefaults.accessTokenFormat,
+    ...authentication,
     secretHash: hashSecret(secret),
     createdAt: now,
   };
@@ -48,9 +72,23 @@ export async function createOAuthClient(
       client_name: client.name,
       grant_types: client.grantTypes,
       scopes: client.scopes,
+      token_endpoint_auth_method: client.authMethod,
     });
   });
-  return { client, secret };
+  return { client, secret: SECRET_METHODS.includes(client.authMethod) ? secret : undefined };
+}
+
+/** createOAuthClient for the CLI's and the console's forms, which register secret clients only. */
+export async function createSecretClient(
+  store: TransactionalStore,
+  orgId: string,
+  request: NewClient,
+  operator: Operator,
+  now = Date.now(),
+): Promise<{ client: OAuthClient; secret: string }> {
+  if (request.token_endpoint_auth_method === 'private_key_jwt') throw new TypeError('createSecretClient registers secret clients only');
+  const { client, secret } = await createOAuthClient(store, orgId, request, operator, now);
+  return { client, secret: secret! };
 }
 
 /** A new secret for the client, the old one refused from now on; undefined when no such client. */
@@ -63,6 +101,10 @@ export function rotateOAuthClientSecret(
 ): Promise<string | undefined> {
   const secret = newSecret('tcs');
   return store.inTransaction(async (tx) => {
+    const client = await tx.getClient(orgId, clientId);
+    if (!client) return undefined;
+    if (!SECRET_METHODS.includes(client.authMethod))
+      throw new ApiError('CONFLICT', `path.client_id: this client authenticates with ${client.authMethod} and has no secret to rotate`);
     if (!(await tx.replaceClientSecret(orgId, clientId, hashSecret(secret)))) return undefined;
     await recordAdminEvent(tx, now, orgId, operator, 'client.secret_rotated', { client_id: clientId });
     return secret;

@@ -9,7 +9,7 @@ import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
 import { createOAuthClient, deleteOAuthClient, presentClient, rotateOAuthClientSecret } from './operations.ts';
-import { ClientParams, ClientSecret, ClientView, NewClient } from './schemas.ts';
+import { ClientParams, ClientSecret, ClientView, NewClient, RegisteredClient } from './schemas.ts';
 
 export interface ClientRouteOptions {
   store: ClientStore & OrganizationStore & TransactionalStore;
@@ -31,15 +31,15 @@ export function oauthClientRoutes({ store, now }: ClientRouteOptions): FastifyPl
         schema: {
           tags,
           security,
-          summary: 'Register an OAuth2 client (secret shown once)',
+          summary: "Register an OAuth2 client (a secret client's secret shown once)",
           body: NewClient,
-          response: { 201: Envelope(Type.Intersect([ClientView, ClientSecret])), ...commonErrors },
+          response: { 201: Envelope(RegisteredClient), ...commonErrors },
         },
       },
       async (request, reply) => {
         const { org } = tenantOf(request);
         const { client, secret } = await createOAuthClient(store, org.id, request.body, apiKeyOperator(request), now());
-        return reply.code(201).send({ result: { ...presentClient(client), client_secret: secret } });
+        return reply.code(201).send({ result: { ...presentClient(client), ...(secret === undefined ? {} : { client_secret: secret }) } });
       },
     );
 

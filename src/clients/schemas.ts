@@ -1,6 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { scopeTokenPattern } from '../oauth/scope.ts';
+import { clientAuthMethods } from '../store/clients/store.ts';
 import { accessTokenFormats, clientGrantTypes } from '../store/types.ts';
+import { MAX_CLIENT_KEYS } from './client-keys.ts';
 
 const ClientFields = {
   client_name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -8,6 +10,18 @@ const ClientFields = {
   grant_types: Type.Array(Type.Enum(clientGrantTypes), { minItems: 1, uniqueItems: true }),
   access_token_duration: Type.Integer({ minimum: 60, maximum: 86_400, description: "Seconds; capped by the organisation's token_lifetime_ceiling" }),
   access_token_format: Type.Enum(accessTokenFormats, { description: 'Format of client_credentials tokens' }),
+  token_endpoint_auth_method: Type.Enum(clientAuthMethods, {
+    description: 'How the client authenticates at the token endpoint (RFC 7591). The secret methods accept each other; private_key_jwt is given no secret',
+  }),
+  jwks: Type.Object(
+    {
+      keys: Type.Array(
+        Type.Object({ kty: Type.String({ maxLength: 16 }), kid: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: true }),
+        { minItems: 1, maxItems: MAX_CLIENT_KEYS },
+      ),
+    },
+    { additionalProperties: false, description: 'private_key_jwt: the public keys its assertions are signed with (RFC 7517 JWK Set)' },
+  ),
 };
 /** POST /oauth2/clients's body; the console's form is checked against it too. */
 export const NewClient = Type.Object(
@@ -17,11 +31,20 @@ export const NewClient = Type.Object(
     scopes: Type.Optional(ClientFields.scopes),
     access_token_duration: Type.Optional(ClientFields.access_token_duration),
     access_token_format: Type.Optional(ClientFields.access_token_format),
+    token_endpoint_auth_method: Type.Optional(ClientFields.token_endpoint_auth_method),
+    jwks: Type.Optional(ClientFields.jwks),
   },
   { additionalProperties: false },
 );
 export type NewClient = Static<typeof NewClient>;
 
-export const ClientView = Type.Object({ client_id: Type.String(), ...ClientFields, created_at: Type.String({ format: 'date-time' }) });
+export const ClientView = Type.Object({
+  client_id: Type.String(),
+  ...ClientFields,
+  jwks: Type.Optional(ClientFields.jwks),
+  created_at: Type.String({ format: 'date-time' }),
+});
 export const ClientSecret = Type.Object({ client_secret: Type.String({ description: 'Shown once; only its hash is stored' }) });
+/** A registration's answer: a secret client's secret, shown once; a keyed client has none. */
+export const RegisteredClient = Type.Intersect([ClientView, Type.Partial(ClientSecret)]);
 export const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -14,7 +14,7 @@ export type PurgedRows = Record<Exclude<PurgedTable, 'tokens'>, number>;
  * Deletes, once, every row that has outlived its use at `now` (besides expired tokens, which
  * purge.ts deletes in batches): rate-limit windows that have ended, verifications a day past
  * their expiry, console sessions past their end or idle timeout, ceremonies, tickets and invitations
- * past theirs, and the attempt counters of handles that named nobody, a week after their last
+ * past theirs, client assertions' spent jtis once the assertion expired, and the attempt counters of handles that named nobody, a week after their last
  * attempt. Without it these went only when someone signed in, or never: a table per stranger.
  * Each deletes in bounded batches over an index, resting between them (concurrency/in-batches.ts);
  * replicas purging at once is harmless.
@@ -31,6 +31,7 @@ export async function purgeStaleRows(store: Store, now: number, stopped: () => b
     totp_enrolments: await batches((limit) => store.purgeExpiredTotpEnrolments(now, limit)),
     second_factor_tickets: await batches((limit) => store.purgeSecondFactorTickets(now, limit)),
     invitations: await batches((limit) => store.purgeInvitations(now, limit)),
+    client_assertion_jtis: await batches((limit) => store.purgeClientAssertions(now, limit)),
   };
 }
 

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashSecret } from '../crypto/ids.ts';
-import type { ClientStore } from '../store/clients/store.ts';
+import { type ClientStore, SECRET_METHODS } from '../store/clients/store.ts';
 import type { OAuthClient, OrganizationConfig } from '../store/types.ts';
 
 export interface AuthenticatedClient {
@@ -9,19 +9,32 @@ export interface AuthenticatedClient {
   config: OrganizationConfig;
 }
 
+import { type AssertionContext, authenticateByAssertion } from './client-assertion.ts';
 import { oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
 
+/** The assertion checks' issuer and clock, from the OAuth endpoints' dependencies. */
+export function assertionsOf(deps: { issuer: { readonly issuer: string }; now: () => number }): AssertionContext {
+  return { issuer: () => deps.issuer.issuer, now: deps.now };
+}
+
 /**
- * client_secret_basic or client_secret_post (RFC 6749 §2.3.1); undefined when the request
- * carries no client credentials at all (clientless token exchange). Using both methods at
- * once is refused, as is a client_id without a secret.
+ * client_secret_basic or client_secret_post (RFC 6749 §2.3.1), or private_key_jwt
+ * (client-assertion.ts); undefined when the request carries no client credentials at all
+ * (clientless token exchange). Using two methods at once is refused, as is a client_id
+ * without a secret, and a method other than the one the client is registered with.
  */
 export async function authenticateClient(
-  store: Pick<ClientStore, 'findClientWithConfig'>,
+  store: Pick<ClientStore, 'findClientWithConfig' | 'spendClientAssertion'>,
   authorization: string | undefined,
   params: OAuthParams,
+  assertions: AssertionContext,
 ): Promise<AuthenticatedClient | undefined> {
+  if (params.has('client_assertion') || params.has('client_assertion_type')) {
+    if (authorization !== undefined || params.has('client_secret'))
+      throw oauthError('invalid_request', 'use one client authentication method: a client assertion, HTTP Basic or client_secret, not two');
+    return authenticateByAssertion(store, params, assertions);
+  }
   let id: string | undefined;
   let secret: string | undefined;
   if (authorization !== undefined) {
@@ -46,8 +59,12 @@ export async function authenticateClient(
   }
   // An id with U+0000 names no client (and PostgreSQL could not even look it up).
   const found = id && id.length <= 64 && !id.includes('\u0000') ? await store.findClientWithConfig(id) : undefined;
+  const attemptedClient = found && { id: found.client.id, orgId: found.client.orgId };
+  // Before any comparison: a keyed client was given no secret, and is told what it must use.
+  if (found && !SECRET_METHODS.includes(found.client.authMethod))
+    throw oauthError('invalid_client', `the client is registered for ${found.client.authMethod}; it has no secret`, { attemptedClient });
   if (!found || !secret || !sameHash(found.client.secretHash, hashSecret(secret))) {
-    throw oauthError('invalid_client', 'client authentication failed', { attemptedClient: found && { id: found.client.id, orgId: found.client.orgId } });
+    throw oauthError('invalid_client', 'client authentication failed', { attemptedClient });
   }
   return found;
 }

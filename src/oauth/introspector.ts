@@ -5,6 +5,7 @@ import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { OAuthClient } from '../store/types.ts';
+import type { AssertionContext } from './client-assertion.ts';
 import { authenticateClient } from './client-auth.ts';
 import { oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
@@ -24,15 +25,16 @@ const KEY_REFUSALS: readonly ApiErrorCode[] = ['INVALID_HEADER', 'ORGANIZATION_N
  */
 export function introspectorAuthentication(
   store: OrganizationStore & ClientStore,
+  assertions: AssertionContext,
 ): (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, params: OAuthParams) => Promise<Introspector> {
   const checkAdminKey = requireApiKey(store, ['admin']);
   return async (app, request, reply, params) => {
     if (request.headers['service-api-key'] === undefined) {
-      const authenticated = await authenticateClient(store, request.headers.authorization, params);
+      const authenticated = await authenticateClient(store, request.headers.authorization, params, assertions);
       if (!authenticated) throw oauthError('invalid_client', 'this endpoint requires client authentication or an organisation admin API key');
       return { kind: 'client', orgId: authenticated.client.orgId, client: authenticated.client };
     }
-    if (request.headers.authorization !== undefined || params.has('client_id') || params.has('client_secret')) {
+    if (request.headers.authorization !== undefined || ['client_id', 'client_secret', 'client_assertion'].some((name) => params.has(name))) {
       throw oauthError('invalid_request', 'use one authentication method: client credentials or Service-API-Key, not both');
     }
     try {

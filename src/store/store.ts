@@ -41,6 +41,7 @@ export const PURGED_TABLES = [
   'totp_enrolments',
   'second_factor_tickets',
   'invitations',
+  'client_assertion_jtis',
 ] as const;
 export type PurgedTable = (typeof PURGED_TABLES)[number];
 

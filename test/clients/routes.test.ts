@@ -35,6 +35,7 @@ for (const backend of backends()) {
           scopes: ['orders:read', 'orders:write'],
           access_token_duration: 600,
           access_token_format: 'opaque',
+          token_endpoint_auth_method: 'client_secret_basic',
           client_id: undefined,
           client_secret: undefined,
           created_at: undefined,

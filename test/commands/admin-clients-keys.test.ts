@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { type AdminCli, CLI_OPERATOR, startAdminCli } from '../helpers/admin-cli.ts';
 import { backends } from '../helpers/backends.ts';
-import { EXCHANGE, token } from '../helpers/oauth.ts';
+import { EXCHANGE, oauthPost, token } from '../helpers/oauth.ts';
 
 for (const backend of backends()) {
   describe(`tessera admin: OAuth2 clients, API keys and connections, on ${backend.name}`, () => {
@@ -46,6 +48,7 @@ for (const backend of backends()) {
           grant_types: ['client_credentials', EXCHANGE],
           access_token_duration: 3600,
           access_token_format: 'jwt',
+          token_endpoint_auth_method: 'client_secret_basic',
           created_at: '…',
           client_secret: '…',
         },
@@ -119,6 +122,54 @@ for (const backend of backends()) {
       ]);
       assert.match(notANumber.stderr, /--access-token-duration: must be an integer/);
       assert.deepEqual((await cli.t.call('GET', '/oauth2/clients', { as: cli.org })).body.result, [], 'nothing written');
+    });
+
+    it('registers a private_key_jwt client from --jwks-file: no secret printed, its assertion works; a bad file is named', async () => {
+      const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+      const directory = mkdtempSync(join(tmpdir(), 'tessera-jwks-'));
+      try {
+        const file = join(directory, 'keys.json');
+        writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] }));
+        const created = await cli.admin(['create-client', '--org', 'Acme', '--name', 'keyed', '--grant-type', 'client_credentials', '--jwks-file', file]);
+        assert.equal(created.code, 0, created.stderr);
+        assert.match(created.stdout, /authentication: +private_key_jwt, keys k1\n/);
+        assert.doesNotMatch(created.stdout, /tcs_/);
+        const id = /client id: +(cli_\w+)/.exec(created.stdout)![1]!;
+        const assertion = await new SignJWT({ jti: randomUUID() })
+          .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+          .setIssuer(id)
+          .setSubject(id)
+          .setAudience(cli.t.service.issuer)
+          .setExpirationTime('2m')
+          .sign(privateKey);
+        const answer = await oauthPost(cli.t, '/oauth2/tokens', {
+          grant_type: 'client_credentials',
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+          client_assertion: assertion,
+        });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        writeFileSync(file, '{"keys": [');
+        const notJson = await cli.admin(['create-client', '--org', 'Acme', '--name', 'x', '--grant-type', 'client_credentials', '--jwks-file', file]);
+        assert.match(notJson.stderr, /--jwks-file: .*keys\.json is not JSON; it must hold a JWK Set/);
+        const missing = await cli.admin([
+          'create-client',
+          '--org',
+          'Acme',
+          '--name',
+          'x',
+          '--grant-type',
+          'client_credentials',
+          '--jwks-file',
+          join(directory, 'none.json'),
+        ]);
+        assert.match(missing.stderr, /--jwks-file: cannot read .*none\.json \(ENOENT\)/);
+        writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(privateKey)), kid: 'k1' }] }));
+        const privateGiven = await cli.admin(['create-client', '--org', 'Acme', '--name', 'x', '--grant-type', 'client_credentials', '--jwks-file', file]);
+        assert.notEqual(privateGiven.code, 0);
+        assert.match(privateGiven.stderr, /--jwks-file: must not be given: register the public key only/);
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
     });
 
     it('creates keys that work as their kind allows, revokes by name, and never the last admin key', async () => {

@@ -43,6 +43,37 @@ contractOnEveryBackend<ClientStore & OrganizationStore & TokenStore>('OAuth2 cli
     assert.equal(await store.findClient(c.id), undefined);
   });
 
+  it("keeps a keyed client's method and keys as registered", async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const keyed = { ...client(orgId), authMethod: 'private_key_jwt' as const, jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'x-coordinate', kid: 'k1' }] } };
+    await store.createClient(keyed);
+    assert.deepEqual(await store.findClient(keyed.id), keyed);
+    assert.deepEqual((await store.findClientWithConfig(keyed.id))?.client, keyed);
+  });
+
+  it("spends a client assertion's jti once until it expires, per client, and purges spent ones after", async () => {
+    const { store } = t;
+    const { id: orgId } = await storedOrg(store);
+    const [a, b] = [client(orgId), client(orgId)];
+    await store.createClient(a);
+    await store.createClient(b);
+    assert.equal(await store.spendClientAssertion(a.id, 'jti-1', 1_000, 100), true);
+    assert.equal(await store.spendClientAssertion(a.id, 'jti-1', 1_000, 200), false, 'a replay before expiry');
+    assert.equal(await store.spendClientAssertion(b.id, 'jti-1', 1_000, 200), true, 'another client may use the same jti');
+    assert.deepEqual(
+      await Promise.all(Array.from({ length: 5 }, () => store.spendClientAssertion(a.id, 'jti-2', 1_000, 300))).then((won) => won.filter(Boolean).length),
+      1,
+      'five at once: one wins',
+    );
+    assert.equal(await store.spendClientAssertion(a.id, 'jti-1', 2_000, 1_000), true, 'once the first use expired');
+    assert.equal(await store.purgeClientAssertions(1_500, 100), 2, 'a/jti-2 and b/jti-1 expired at 1000');
+    assert.equal(await store.spendClientAssertion(a.id, 'jti-1', 3_000, 1_600), false, 'the renewed use is kept');
+    assert.equal(await store.deleteClient(orgId, a.id, 2), true);
+    assert.equal(await store.spendClientAssertion(b.id, 'jti-3', 5_000, 1_700), true);
+    assert.equal(await store.purgeClientAssertions(10_000, 100), 1, "a deleted client's jtis went with it");
+  });
+
   it('deleting an unknown client revokes nothing', async () => {
     const { store } = t;
     const { id: orgId } = await storedOrg(store);

@@ -101,6 +101,7 @@ export function client(orgId: string): OAuthClient {
     grantTypes: ['client_credentials'],
     accessTokenDuration: 600,
     accessTokenFormat: 'opaque',
+    authMethod: 'client_secret_basic',
     secretHash: newId('hash'),
     createdAt: Date.now(),
   };

@@ -102,6 +102,7 @@ for (const backend of backends()) {
         grantTypes: ['client_credentials'],
         accessTokenDuration: 600,
         accessTokenFormat: 'opaque',
+        authMethod: 'client_secret_basic',
         secretHash: newId('hash'),
         createdAt: 1,
       };

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createOAuthClient, deleteOAuthClient, rotateOAuthClientSecret } from '../../clients/operations.ts';
+import { createSecretClient, deleteOAuthClient, rotateOAuthClientSecret } from '../../clients/operations.ts';
 import { NewClient } from '../../clients/schemas.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { consoleRequest, seeOther, signedIn } from '../context.ts';
@@ -57,7 +57,7 @@ export function clientRoutes(deps: ConsoleDeps) {
       try {
         const body = requestOf(form);
         checkBody(NewClient, body);
-        const { client, secret } = await createOAuthClient(store, org.id, body as NewClient, consoleOperator(who), deps.now());
+        const { client, secret } = await createSecretClient(store, org.id, body as NewClient, consoleOperator(who), deps.now());
         return clientSecretPage(reply, consoleRequest(request), client, secret, deps.issuer(), false);
       } catch (error) {
         const refusal = formRefusalOf(error);

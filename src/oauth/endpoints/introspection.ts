@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { authenticateClient } from '../client-auth.ts';
+import { assertionsOf, authenticateClient } from '../client-auth.ts';
 import { oauthError } from '../errors.ts';
 import { OAuthParams } from '../form.ts';
 import type { OAuthDeps } from '../grants/grant.ts';
@@ -38,7 +38,7 @@ async function readAny(deps: OAuthDeps, value: string, orgId: string): Promise<O
  * organisation's), and RFC 7009 revocation, for clients of the token's organisation.
  */
 export function registerIntrospectionAndRevocation(app: FastifyInstance, deps: OAuthDeps): void {
-  const authenticateIntrospector = introspectorAuthentication(deps.store);
+  const authenticateIntrospector = introspectorAuthentication(deps.store, assertionsOf(deps));
 
   app.post('/oauth2/tokens/introspect', { schema: { tags: ['oauth2'], summary: 'RFC 7662 token introspection' } }, async (request, reply) => {
     const params = formParams(request.body);
@@ -67,7 +67,7 @@ export function registerIntrospectionAndRevocation(app: FastifyInstance, deps: O
     { schema: { tags: ['oauth2'], summary: 'RFC 7009 token revocation (cascades to exchanged tokens)' } },
     async (request, reply) => {
       const params = formParams(request.body);
-      const authenticated = await authenticateClient(deps.store, request.headers.authorization, params);
+      const authenticated = await authenticateClient(deps.store, request.headers.authorization, params, assertionsOf(deps));
       if (!authenticated) throw oauthError('invalid_client', 'this endpoint requires client authentication');
       const { client } = authenticated;
       const value = params.require('token');

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { clientAuthMethods } from '../../store/clients/store.ts';
+import { ASSERTION_ALGORITHMS } from '../client-assertion.ts';
 import type { KeyRing } from '../keys/key-ring.ts';
 import { SIGNING_ALG } from '../keys/key-ring.ts';
 import { supportedGrantTypes } from './token-endpoint.ts';
 
-const AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+const AUTH_METHODS = [...clientAuthMethods];
 
 /** RFC 8414 authorization server metadata and the JWKS of every key a current token may be signed with. */
 export function registerMetadata(app: FastifyInstance, keys: KeyRing, issuer: () => string): void {
@@ -18,8 +20,11 @@ export function registerMetadata(app: FastifyInstance, keys: KeyRing, issuer: ()
       grant_types_supported: supportedGrantTypes,
       response_types_supported: [],
       token_endpoint_auth_methods_supported: AUTH_METHODS,
+      token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
       introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+      introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
       revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+      revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
       // RFC 9068 access tokens are signed with this algorithm.
       access_token_signing_alg_values_supported: [SIGNING_ALG],
     };

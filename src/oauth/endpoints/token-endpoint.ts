@@ -3,7 +3,7 @@ import { recordEvent } from '../../store/audit/record-event.ts';
 import { StorageUnavailableError } from '../../store/store.ts';
 import type { OAuthClient } from '../../store/types.ts';
 import { ATTRIBUTE, inSpan, inSpanSync } from '../../telemetry/spans.ts';
-import { authenticateClient } from '../client-auth.ts';
+import { assertionsOf, authenticateClient } from '../client-auth.ts';
 import { InvalidClient, OAuthError, oauthError, toOAuthErrorResponse } from '../errors.ts';
 import { OAuthParams } from '../form.ts';
 import { clientCredentials } from '../grants/client-credentials.ts';
@@ -49,7 +49,9 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
       try {
         const params = inSpanSync('token: parse', {}, () => parse(request));
         auditType = grants.get(params.get('grant_type') ?? '')?.auditType ?? auditType;
-        const authenticated = await inSpan('token: authenticate client', {}, () => authenticateClient(deps.store, request.headers.authorization, params));
+        const authenticated = await inSpan('token: authenticate client', {}, () =>
+          authenticateClient(deps.store, request.headers.authorization, params, assertionsOf(deps)),
+        );
         client = authenticated?.client;
         audit.orgId = client?.orgId;
         const grant = inSpanSync('token: check grant allowed', {}, () => checkGrantAllowed(params, authenticated?.client));

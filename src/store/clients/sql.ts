@@ -1,3 +1,4 @@
+import type { JWK } from 'jose';
 import { keysetPage } from '../keyset-page.ts';
 import type { OrganizationConfig } from '../organizations/store.ts';
 import type { Page, PageRequest } from '../page.ts';
@@ -14,7 +15,10 @@ interface ClientRow {
   grant_types: Json;
   access_token_duration: number;
   access_token_format: string;
+  token_endpoint_auth_method: string;
   secret_hash: string;
+  jwks: Json | null;
+  jwks_uri: string | null;
   created_at: number;
 }
 
@@ -30,7 +34,10 @@ function toClient(row: ClientRow): OAuthClient {
     grantTypes: json(row.grant_types),
     accessTokenDuration: Number(row.access_token_duration),
     accessTokenFormat: row.access_token_format as OAuthClient['accessTokenFormat'],
+    authMethod: row.token_endpoint_auth_method as OAuthClient['authMethod'],
     secretHash: row.secret_hash,
+    ...(row.jwks === null ? {} : { jwks: json<{ keys: JWK[] }>(row.jwks) }),
+    ...(row.jwks_uri === null ? {} : { jwksUri: row.jwks_uri }),
     createdAt: time(row.created_at),
   };
 }
@@ -45,8 +52,9 @@ export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
     async createClient(client: OAuthClient): Promise<void> {
       await db
         .run(
-          `INSERT INTO oauth_clients (id, org_id, name, scopes, grant_types, access_token_duration, access_token_format, secret_hash, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          `INSERT INTO oauth_clients (id, org_id, name, scopes, grant_types, access_token_duration, access_token_format, secret_hash, created_at,
+             token_endpoint_auth_method, jwks, jwks_uri)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
           [
             client.id,
             client.orgId,
@@ -57,6 +65,9 @@ export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
             client.accessTokenFormat,
             client.secretHash,
             client.createdAt,
+            client.authMethod,
+            client.jwks === undefined ? null : JSON.stringify(client.jwks),
+            client.jwksUri ?? null,
           ],
         )
         .catch((error) => rethrowAsConflict(error, conflictSubjects));
@@ -91,6 +102,24 @@ export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
     async replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean> {
       const changed = await db.run('UPDATE oauth_clients SET secret_hash = $3 WHERE org_id = $1 AND id = $2', [orgId, id, secretHash]);
       return changed > 0;
+    },
+
+    async spendClientAssertion(clientId: string, jtiHash: string, expiresAt: number, now: number): Promise<boolean> {
+      // One statement, so two replicas given the same assertion cannot both see it unspent; an
+      // expired earlier use of the jti is overwritten (its assertion can no longer be replayed).
+      const changed = await db.run(
+        `INSERT INTO client_assertion_jtis (client_id, jti_hash, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (client_id, jti_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE client_assertion_jtis.expires_at <= $4`,
+        [clientId, jtiHash, expiresAt, now],
+      );
+      return changed > 0;
+    },
+
+    purgeClientAssertions(before: number, limit: number): Promise<number> {
+      return db.run(
+        'DELETE FROM client_assertion_jtis WHERE (client_id, jti_hash) IN (SELECT client_id, jti_hash FROM client_assertion_jtis WHERE expires_at < $1 LIMIT $2)',
+        [before, limit],
+      );
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { JWK } from 'jose';
 import type { OrganizationConfig } from '../organizations/store.ts';
 import type { Page, PageRequest } from '../page.ts';
 
@@ -16,9 +17,24 @@ export interface OAuthClient {
   /** Lifetime in seconds of the access tokens the client is issued (before the org ceiling). */
   accessTokenDuration: number;
   accessTokenFormat: AccessTokenFormat;
+  /** How it proves who it is at the token endpoint (design §4); a secret client may use Basic or the body. */
+  authMethod: ClientAuthMethod;
+  /**
+   * SHA-256 of its secret. A keyed client (private_key_jwt) is given none: this is then the hash
+   * of a random value nobody was shown, and its method refuses secrets before any is compared.
+   */
   secretHash: string;
+  /** private_key_jwt: its public keys inline (RFC 7591 `jwks`), or where to fetch them (`jwksUri`). */
+  jwks?: { keys: JWK[] };
+  jwksUri?: string;
   createdAt: number;
 }
+
+export const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type ClientAuthMethod = (typeof clientAuthMethods)[number];
+
+/** The secret methods: a client registered with either may use both (as every client could before design §4's keyed ones). */
+export const SECRET_METHODS: readonly ClientAuthMethod[] = ['client_secret_basic', 'client_secret_post'];
 
 /** OAuth2 clients of an organisation. A secret hash is unique (ConflictError 'secret'). */
 export interface ClientStore {
@@ -32,4 +48,11 @@ export interface ClientStore {
   /** Deletes the client and revokes its tokens atomically, exactly as PersonStore.deletePerson. */
   deleteClient(orgId: string, id: string, at: number): Promise<boolean>;
   replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean>;
+  /**
+   * Spends a client assertion's jti (as its SHA-256) until `expiresAt`: true the first time, false
+   * while an earlier use is unexpired, across every process on the database.
+   */
+  spendClientAssertion(clientId: string, jtiHash: string, expiresAt: number, now: number): Promise<boolean>;
+  /** Removes at most `limit` spent jtis whose assertion expired before `before`; returns how many. */
+  purgeClientAssertions(before: number, limit: number): Promise<number>;
 }

@@ -14,6 +14,7 @@ import { scimDeactivationCoreSchemaFold } from './012-scim-deactivation-core-sch
 import { attemptsOfNoOnePurgeIndex } from './013-attempts-of-no-one-purge-index.ts';
 import { onePasskeyPerOrganization } from './014-one-passkey-per-organization.ts';
 import { invitations } from './015-invitations.ts';
+import { clientKeyAuthentication } from './016-client-key-authentication.ts';
 import { type Dialect, type MigrationSource, renderMigration } from './dialect.ts';
 
 /**
@@ -39,6 +40,7 @@ const sources: readonly MigrationSource[] = [
   attemptsOfNoOnePurgeIndex,
   onePasskeyPerOrganization,
   invitations,
+  clientKeyAuthentication,
 ];
 
 /** The schema version this Tessera brings its database to; /readyz compares the database's. */

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { createLocalJWKSet, decodeJwt, type JWK, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import type { ClientStore, OAuthClient } from '../store/clients/store.ts';
+import type { OrganizationConfig } from '../store/organizations/store.ts';
+import { oauthError } from './errors.ts';
+import type { OAuthParams } from './form.ts';
+
+/** The signature algorithms a client assertion may use (design §4); registration takes keys of these only. */
+export const ASSERTION_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
+
+/** RFC 7523 §2.2's client_assertion_type. */
+export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** Design §4: an assertion lives at most five minutes (a longer one is a replayable credential). */
+const MAX_LIFETIME_S = 300;
+const CLOCK_SKEW_S = 60;
+const MAX_JTI_LENGTH = 256;
+
+/** What an assertion is checked against: the issuer identifier it must name as `aud`, and the clock. */
+export interface AssertionContext {
+  issuer: () => string;
+  now: () => number;
+}
+
+/** Key sets already imported, by client and keys: importing a JWK costs more than verifying with it. */
+const keySets = new Map<string, ReturnType<typeof createLocalJWKSet>>();
+const MAX_KEY_SETS = 1_000;
+
+function keySetOf(clientId: string, jwks: { keys: JWK[] }): ReturnType<typeof createLocalJWKSet> {
+  const key = `${clientId} ${JSON.stringify(jwks)}`;
+  let set = keySets.get(key);
+  if (!set) {
+    // Oldest first out: a client whose keys changed leaves its old entry to age away.
+    if (keySets.size >= MAX_KEY_SETS) keySets.delete(keySets.keys().next().value!);
+    keySets.set(key, (set = createLocalJWKSet(jwks)));
+  }
+  return set;
+}
+
+/** A client the assertion authenticated, with its organisation's configuration (client-auth.ts's AuthenticatedClient). */
+interface AssertedClient {
+  client: OAuthClient;
+  config: OrganizationConfig;
+}
+
+/** The refusal of an assertion of a registered client: invalid_client, audited in its organisation. */
+function refused(found: AssertedClient | undefined, description: string) {
+  return oauthError('invalid_client', description, { attemptedClient: found && { id: found.client.id, orgId: found.client.orgId } });
+}
+
+/** jose's refusal, told apart for whoever debugs the client (never quoting the assertion). */
+function describe(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'client_assertion has expired';
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return "client_assertion's kid and alg name no key the client registered";
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return "client_assertion's signature does not verify with the client's keys";
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return `client_assertion's alg must be one of ${ASSERTION_ALGORITHMS.join(', ')}`;
+  if (error instanceof joseErrors.JWTClaimValidationFailed)
+    return `client_assertion's ${error.claim} claim ${error.reason === 'missing' ? 'is missing' : 'is not accepted'}`;
+  return 'client_assertion is not a valid signed JWT';
+}
+
+/**
+ * private_key_jwt (RFC 7523 §2.2 with RFC 7521 §4.2, design §4): the client named by the
+ * assertion's `sub`, which must be registered for it; `iss` and `sub` its id; `aud` the issuer
+ * identifier as one string (draft-ietf-oauth-rfc7523bis: the token endpoint's URL, or an array,
+ * is refused); `exp` at most five minutes ahead; the `jti` spent once across every replica.
+ */
+export async function authenticateByAssertion(
+  store: Pick<ClientStore, 'findClientWithConfig' | 'spendClientAssertion'>,
+  params: OAuthParams,
+  context: AssertionContext,
+): Promise<AssertedClient> {
+  const type = params.require('client_assertion_type');
+  if (type !== JWT_BEARER_ASSERTION) throw oauthError('invalid_client', `client_assertion_type must be ${JWT_BEARER_ASSERTION}`);
+  const assertion = params.require('client_assertion');
+  let claimed: JWTPayload;
+  try {
+    claimed = decodeJwt(assertion);
+  } catch {
+    throw oauthError('invalid_client', 'client_assertion is not a JWT');
+  }
+  const id = claimed.sub;
+  if (typeof id !== 'string' || id.length > 64 || id.includes('\u0000')) throw oauthError('invalid_client', "client_assertion's sub must be the client id");
+  if (params.has('client_id') && params.get('client_id') !== id) throw oauthError('invalid_client', "client_id differs from client_assertion's sub");
+  const found = await store.findClientWithConfig(id);
+  if (!found) throw oauthError('invalid_client', 'client authentication failed');
+  if (found.client.authMethod !== 'private_key_jwt' || !found.client.jwks)
+    throw refused(found, `the client is registered for ${found.client.authMethod}, not private_key_jwt`);
+  const now = context.now();
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(assertion, keySetOf(id, found.client.jwks), {
+      algorithms: [...ASSERTION_ALGORITHMS],
+      issuer: id,
+      subject: id,
+      audience: context.issuer(),
+      requiredClaims: ['exp', 'jti'],
+      clockTolerance: CLOCK_SKEW_S,
+      currentDate: new Date(now),
+    }));
+  } catch (error) {
+    throw refused(found, describe(error));
+  }
+  if (typeof payload.aud !== 'string') throw refused(found, "client_assertion's aud must be the issuer identifier alone, as a string");
+  if (payload.exp! * 1000 - now > (MAX_LIFETIME_S + CLOCK_SKEW_S) * 1000)
+    throw refused(found, `client_assertion's exp must be at most ${MAX_LIFETIME_S / 60} minutes ahead`);
+  if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > MAX_JTI_LENGTH)
+    throw refused(found, `client_assertion's jti must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
+  const jtiHash = createHash('sha256').update(payload.jti).digest('base64url');
+  if (!(await store.spendClientAssertion(id, jtiHash, payload.exp! * 1000, now))) throw refused(found, 'client_assertion has been used already (its jti)');
+  return found;
+}

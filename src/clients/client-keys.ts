@@ -4,12 +4,20 @@ import { invalidField } from '../errors/api-error.ts';
 /** The algorithms each key type makes, of the ones an assertion may use (ASSERTION_ALGORITHMS). */
 const ALGORITHMS_OF_KEY: Record<string, readonly string[]> = {
   'EC P-256': ['ES256'],
-  'OKP Ed25519': ['EdDSA', 'Ed25519'],
+  'OKP Ed25519': ['EdDSA'],
   RSA: ['RS256', 'PS256'],
 };
 /** The members only a private or symmetric key has: a registration carrying one leaked its key. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
-const MIN_RSA_BITS = 2048;
+/**
+ * RSA moduli from 2048 bits (NIST's floor) to 4096, and an exponent of at most 32 bits: anyone
+ * who knows a client id can send assertions to be verified against its key, and a modulus of
+ * 16384 bits or an exponent as long as the modulus makes each check cost milliseconds.
+ */
+const RSA_BITS = { min: 2048, max: 4096 } as const;
+const MAX_RSA_EXPONENT_BYTES = 4;
+/** The members a stored public key keeps; anything else a registration sends is dropped. */
+export const PUBLIC_MEMBERS = ['kty', 'crv', 'x', 'y', 'n', 'e', 'kid', 'alg', 'use'] as const;
 export const MAX_CLIENT_KEYS = 10;
 
 function keyType(key: JWK): string {
@@ -36,8 +44,16 @@ export async function checkClientKeys(jwks: { keys: JWK[] }): Promise<void> {
       if (kids.has(key.kid)) throw invalidField(`${field}.kid`, 'must differ from every other key of jwks');
       kids.add(key.kid);
     }
-    if (key.kty === 'RSA' && Buffer.from(key.n ?? '', 'base64url').length * 8 < MIN_RSA_BITS)
-      throw invalidField(`${field}.n`, `must be a modulus of at least ${MIN_RSA_BITS} bits`);
+    if (key.kty === 'RSA') {
+      // Types and lengths are the schema's; the bits are counted from the first non-zero octet.
+      const modulus = Buffer.from(key.n ?? '', 'base64url');
+      const bits = modulus[0] ? (modulus.length - 1) * 8 + modulus[0].toString(2).length : 0;
+      if (bits < RSA_BITS.min || bits > RSA_BITS.max)
+        throw invalidField(`${field}.n`, `must be a modulus of ${RSA_BITS.min} to ${RSA_BITS.max} bits, without leading zero octets`);
+      const exponent = Buffer.from(key.e ?? '', 'base64url');
+      if (exponent.length > MAX_RSA_EXPONENT_BYTES || !exponent[0] || !((exponent.at(-1) ?? 0) & 1))
+        throw invalidField(`${field}.e`, `must be an odd exponent of at most ${MAX_RSA_EXPONENT_BYTES * 8} bits (AQAB, 65537, is usual)`);
+    }
     try {
       await importJWK(key, key.alg ?? allowed[0]);
     } catch {

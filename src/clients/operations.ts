@@ -6,7 +6,7 @@ import { ApiError, invalidField } from '../errors/api-error.ts';
 import { SECRET_METHODS } from '../store/clients/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
 import type { OAuthClient } from '../store/types.ts';
-import { checkClientKeys } from './client-keys.ts';
+import { checkClientKeys, PUBLIC_MEMBERS } from './client-keys.ts';
 import type { NewClient } from './schemas.ts';
 
 /** A client as the API shows it (never its secret's hash). */
@@ -34,8 +34,13 @@ async function authenticationOf(request: NewClient): Promise<Pick<OAuthClient, '
   }
   if (!request.jwks)
     throw invalidField('body.jwks', 'is required with token_endpoint_auth_method private_key_jwt: the public keys its assertions are signed with');
-  const jwks = { keys: request.jwks.keys as JWK[] };
-  await checkClientKeys(jwks);
+  await checkClientKeys({ keys: request.jwks.keys as JWK[] });
+  // Only what verifying needs is stored: the cache of imported keys and every read stay small.
+  const jwks = {
+    keys: request.jwks.keys.map((key) =>
+      Object.fromEntries(PUBLIC_MEMBERS.flatMap((member) => (member in key ? [[member, (key as JWK)[member]]] : []))),
+    ) as JWK[],
+  };
   return { authMethod, jwks };
 }
 

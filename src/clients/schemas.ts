@@ -16,7 +16,22 @@ const ClientFields = {
   jwks: Type.Object(
     {
       keys: Type.Array(
-        Type.Object({ kty: Type.String({ maxLength: 16 }), kid: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: true }),
+        Type.Object(
+          {
+            kty: Type.String({ maxLength: 16 }),
+            kid: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            crv: Type.Optional(Type.String({ maxLength: 16 })),
+            // base64url of a P-256 or Ed25519 coordinate, and of a modulus of at most 4096 bits
+            x: Type.Optional(Type.String({ maxLength: 64 })),
+            y: Type.Optional(Type.String({ maxLength: 64 })),
+            n: Type.Optional(Type.String({ maxLength: 700 })),
+            e: Type.Optional(Type.String({ maxLength: 12 })),
+            alg: Type.Optional(Type.String({ maxLength: 16 })),
+            use: Type.Optional(Type.String({ maxLength: 8 })),
+          },
+          // Other members (d, k, key_ops, x5c…) pass the schema to be refused by name or dropped (client-keys.ts).
+          { additionalProperties: true },
+        ),
         { minItems: 1, maxItems: MAX_CLIENT_KEYS },
       ),
     },

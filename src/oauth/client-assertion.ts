@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, type JWK, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, type JWK, type JWTHeaderParameters, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { ClientStore, OAuthClient } from '../store/clients/store.ts';
 import type { OrganizationConfig } from '../store/organizations/store.ts';
 import { oauthError } from './errors.ts';
@@ -14,6 +14,8 @@ export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type
 const MAX_LIFETIME_S = 300;
 const CLOCK_SKEW_S = 60;
 const MAX_JTI_LENGTH = 256;
+/** The typ values of a client assertion (draft-ietf-oauth-rfc7523bis explicit typing), lower-cased; none given reads as JWT. */
+const EXPLICIT_TYPES = new Set(['jwt', 'client-authentication+jwt', 'application/client-authentication+jwt']);
 
 /** What an assertion is checked against: the issuer identifier it must name as `aud`, and the clock. */
 export interface AssertionContext {
@@ -87,8 +89,9 @@ export async function authenticateByAssertion(
     throw refused(found, `the client is registered for ${found.client.authMethod}, not private_key_jwt`);
   const now = context.now();
   let payload: JWTPayload;
+  let header: JWTHeaderParameters;
   try {
-    ({ payload } = await jwtVerify(assertion, keySetOf(id, found.client.jwks), {
+    ({ payload, protectedHeader: header } = await jwtVerify(assertion, keySetOf(id, found.client.jwks), {
       algorithms: [...ASSERTION_ALGORITHMS],
       issuer: id,
       subject: id,
@@ -101,11 +104,16 @@ export async function authenticateByAssertion(
     throw refused(found, describe(error));
   }
   if (typeof payload.aud !== 'string') throw refused(found, "client_assertion's aud must be the issuer identifier alone, as a string");
-  if (payload.exp! * 1000 - now > (MAX_LIFETIME_S + CLOCK_SKEW_S) * 1000)
-    throw refused(found, `client_assertion's exp must be at most ${MAX_LIFETIME_S / 60} minutes ahead`);
+  if (!EXPLICIT_TYPES.has(String(header.typ ?? 'JWT').toLowerCase()))
+    throw refused(found, "client_assertion's typ must be JWT or client-authentication+jwt when given (a token of another kind is no client assertion)");
+  if (payload.exp! * 1000 - now > MAX_LIFETIME_S * 1000) throw refused(found, `client_assertion's exp must be at most ${MAX_LIFETIME_S / 60} minutes ahead`);
+  if (payload.iat !== undefined && payload.iat * 1000 - now > CLOCK_SKEW_S * 1000) throw refused(found, "client_assertion's iat must not be in the future");
   if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > MAX_JTI_LENGTH)
     throw refused(found, `client_assertion's jti must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
   const jtiHash = createHash('sha256').update(payload.jti).digest('base64url');
-  if (!(await store.spendClientAssertion(id, jtiHash, payload.exp! * 1000, now))) throw refused(found, 'client_assertion has been used already (its jti)');
+  // Spent until the last moment jose would still accept it (exp plus the skew allowed), in whole
+  // milliseconds: a replay within the skew must find the jti spent, and a fractional exp is legal.
+  const acceptedUntil = Math.ceil((payload.exp! + CLOCK_SKEW_S) * 1000);
+  if (!(await store.spendClientAssertion(id, jtiHash, acceptedUntil, now))) throw refused(found, 'client_assertion has been used already (its jti)');
   return found;
 }

@@ -34,7 +34,10 @@ export function introspectorAuthentication(
       if (!authenticated) throw oauthError('invalid_client', 'this endpoint requires client authentication or an organisation admin API key');
       return { kind: 'client', orgId: authenticated.client.orgId, client: authenticated.client };
     }
-    if (request.headers.authorization !== undefined || ['client_id', 'client_secret', 'client_assertion'].some((name) => params.has(name))) {
+    if (
+      request.headers.authorization !== undefined ||
+      ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'].some((name) => params.has(name))
+    ) {
       throw oauthError('invalid_request', 'use one authentication method: client credentials or Service-API-Key, not both');
     }
     try {

@@ -135,6 +135,23 @@ for (const backend of backends()) {
       await refusedWith(await assertion(keys[0]!, { jti: undefined }), /jti claim is missing/);
     });
 
+    it('regression: an assertion past its exp but within the 60 s of skew was accepted again and again; its jti is spent until the skew ends', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const late = await assertion(keys[0]!, { iat: now - 90, exp: now - 30 });
+      assert.equal((await tokenWith(late)).status, 200, 'within the skew, once');
+      await refusedWith(late, /used already/);
+      // A fractional NumericDate is legal (RFC 7519 §2), and must not fail the jti's store (PostgreSQL's BIGINT).
+      assert.equal((await tokenWith(await assertion(keys[0]!, { exp: now + 60.25 }))).status, 200);
+    });
+
+    it('refuses an exp between five and six minutes ahead, an iat in the future, and a typ of another kind of token', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      await refusedWith(await assertion(keys[0]!, { exp: now + 330 }), /at most 5 minutes ahead/);
+      await refusedWith(await assertion(keys[0]!, { iat: now + 300 }), /iat must not be in the future/);
+      await refusedWith(await assertion(keys[0]!, {}, { typ: 'at+jwt' }), /typ must be JWT or client-authentication\+jwt/);
+      assert.equal((await tokenWith(await assertion(keys[0]!, {}, { typ: 'client-authentication+jwt' }))).status, 200);
+    });
+
     it('refuses a secret tried on the keyed client, naming its method, and an assertion beside HTTP Basic', async () => {
       const secret = await oauthPost(t, '/oauth2/tokens', { grant_type: 'client_credentials' }, { id: clientId, secret: 'tcs_guess' });
       assert.equal(secret.status, 401);
@@ -145,9 +162,20 @@ for (const backend of backends()) {
     });
 
     it('audits a refused assertion in the client organisation, as a refused secret is', async () => {
-      await refusedWith(await assertion(keys[0]!, { aud: 'https://elsewhere.example' }), /aud/);
+      // A client of its own: the tests above spent this minute's audited refusals of the first one.
+      const own = await t.call('POST', '/oauth2/clients', {
+        as: org,
+        body: { client_name: 'audited', grant_types: ['client_credentials'], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [keys[0]!.jwk] } },
+      });
+      const id = own.body.result.client_id;
+      await refusedWith(await assertion(keys[0]!, { iss: id, sub: id, aud: 'https://elsewhere.example' }), /aud/);
       const events = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result;
-      assert.ok(events.some((e: { data: { client_id: string; error?: string } }) => e.data.client_id === clientId && e.data.error === 'invalid_client'));
+      assert.deepEqual(
+        events
+          .filter((e: { data: { client_id: string } }) => e.data.client_id === id)
+          .map((e: { data: { result: string; error: string } }) => [e.data.result, e.data.error]),
+        [['refused', 'invalid_client']],
+      );
     });
 
     it('lists private_key_jwt and its algorithms in the RFC 8414 metadata', async () => {
@@ -174,9 +202,12 @@ for (const backend of backends()) {
       const { privateKey } = await generateKeyPair('ES256', { extractable: true });
       // jose will not make a key this weak; node:crypto will, as an old client's tooling did.
       const weak = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' });
+      const big = generateKeyPairSync('rsa', { modulusLength: 4160 }).publicKey.export({ format: 'jwk' });
+      const normal = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+      const rsa = (key: Record<string, unknown>, changed: Record<string, unknown>) => ({ ...key, kid: 'r', ...changed });
       const cases: [Record<string, unknown>, RegExp][] = [
         [{ jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'a' }] } }, /body\.jwks\.keys\[0\]\.d: must not be given/],
-        [{ jwks: { keys: [weak] } }, /body\.jwks\.keys\[0\]\.n: must be a modulus of at least 2048 bits/],
+        [{ jwks: { keys: [weak] } }, /body\.jwks\.keys\[0\]\.n: must be a modulus of 2048 to 4096 bits/],
         [{ jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] } }, /body\.jwks\.keys\[0\]\.kty: must be an EC key on P-256/],
         [{ jwks: { keys: [es.jwk, { ...es.jwk }] } }, /body\.jwks\.keys\[1\]\.kid: must differ/],
         [{ jwks: { keys: [es.jwk, { ...(await keyOf('ES256', 'b')).jwk, kid: undefined }] } }, /body\.jwks\.keys\[1\]\.kid: is required/],
@@ -184,6 +215,14 @@ for (const backend of backends()) {
         [{ jwks: { keys: [{ ...es.jwk, x: 'AAAA' }] } }, /body\.jwks\.keys\[0\]: is not a usable public key/],
         [{ token_endpoint_auth_method: 'client_secret_basic', jwks: { keys: [es.jwk] } }, /body\.jwks: is only for token_endpoint_auth_method private_key_jwt/],
         [{}, /body\.jwks: is required with token_endpoint_auth_method private_key_jwt/],
+        [{ jwks: { keys: [rsa(big, {})] } }, /body\.jwks\.keys\[0\]\.n: must be a modulus of 2048 to 4096 bits/],
+        [{ jwks: { keys: [rsa(normal, { e: 'AQAAAAE' })] } }, /body\.jwks\.keys\[0\]\.e: must be an odd exponent of at most 32 bits/],
+        [
+          { jwks: { keys: [rsa(normal, { n: `AAAA${String(normal.n)}` })] } },
+          /body\.jwks\.keys\[0\]\.n: must be a modulus of 2048 to 4096 bits, without leading zero/,
+        ],
+        [{ jwks: { keys: [{ ...es.jwk, n: 5 }] } }, /body\.jwks\.keys\/0\/n|body\.jwks\.keys\[0\]\.n/],
+        [{ jwks: { keys: [{ ...(await keyOf('EdDSA', 'e')).jwk, alg: 'Ed25519' }] } }, /body\.jwks\.keys\[0\]\.alg: must be one of EdDSA/],
       ];
       for (const [body, rule] of cases) {
         const answer = await register({ token_endpoint_auth_method: 'private_key_jwt', ...body });

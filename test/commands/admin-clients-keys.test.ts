@@ -125,12 +125,14 @@ for (const backend of backends()) {
     });
 
     it('registers a private_key_jwt client from --jwks-file: no secret printed, its assertion works; a bad file is named', async () => {
+      const createKeyed = (name: string, file: string) =>
+        cli.admin(['create-client', '--org', 'Acme', '--name', name, '--grant-type', 'client_credentials', '--jwks-file', file]);
       const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
       const directory = mkdtempSync(join(tmpdir(), 'tessera-jwks-'));
       try {
         const file = join(directory, 'keys.json');
         writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] }));
-        const created = await cli.admin(['create-client', '--org', 'Acme', '--name', 'keyed', '--grant-type', 'client_credentials', '--jwks-file', file]);
+        const created = await createKeyed('keyed', file);
         assert.equal(created.code, 0, created.stderr);
         assert.match(created.stdout, /authentication: +private_key_jwt, keys k1\n/);
         assert.doesNotMatch(created.stdout, /tcs_/);
@@ -149,22 +151,12 @@ for (const backend of backends()) {
         });
         assert.equal(answer.status, 200, JSON.stringify(answer.body));
         writeFileSync(file, '{"keys": [');
-        const notJson = await cli.admin(['create-client', '--org', 'Acme', '--name', 'x', '--grant-type', 'client_credentials', '--jwks-file', file]);
+        const notJson = await createKeyed('x', file);
         assert.match(notJson.stderr, /--jwks-file: .*keys\.json is not JSON; it must hold a JWK Set/);
-        const missing = await cli.admin([
-          'create-client',
-          '--org',
-          'Acme',
-          '--name',
-          'x',
-          '--grant-type',
-          'client_credentials',
-          '--jwks-file',
-          join(directory, 'none.json'),
-        ]);
+        const missing = await createKeyed('x', join(directory, 'none.json'));
         assert.match(missing.stderr, /--jwks-file: cannot read .*none\.json \(ENOENT\)/);
         writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(privateKey)), kid: 'k1' }] }));
-        const privateGiven = await cli.admin(['create-client', '--org', 'Acme', '--name', 'x', '--grant-type', 'client_credentials', '--jwks-file', file]);
+        const privateGiven = await createKeyed('x', file);
         assert.notEqual(privateGiven.code, 0);
         assert.match(privateGiven.stderr, /--jwks-file: must not be given: register the public key only/);
       } finally {

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { apiRows } from './api.rows.ts';
+import { clientAssertionRows } from './client-assertion.rows.ts';
 import { forwardAuthRows } from './forward-auth.rows.ts';
 import { forwardAuthListenerRows } from './forward-auth-listener.rows.ts';
 import { gatewayRows } from './gateway.rows.ts';
@@ -15,6 +16,7 @@ import { tokenEndpointRows } from './token-endpoint.rows.ts';
 const TABLES: [string, SecurityRow[]][] = [
   ['gateway', gatewayRows],
   ['token endpoint', tokenEndpointRows],
+  ['client assertions', clientAssertionRows],
   ['api', apiRows],
   ['logins and console', loginRows],
   ['listeners', listenerRows],

@@ -31,6 +31,12 @@ export const ATTRIBUTE = {
   tokenCache: 'tessera.token_cache',
 } as const;
 
+/** The semantic conventions' server.address and server.port of a URL a client span calls (its default port when none is written). */
+export function serverOf(url: string): { 'server.address': string; 'server.port': number } {
+  const { hostname, port, protocol } = new URL(url);
+  return { 'server.address': hostname, 'server.port': Number(port) || (protocol === 'https:' ? 443 : 80) };
+}
+
 /**
  * Marks a span failed with the error's stable code (a GatewayError's, an OAuth error's) or its
  * class name. Never its message or stack: those may quote what a caller sent.

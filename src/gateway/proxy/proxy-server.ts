@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { tracedRequests } from '../../telemetry/server-spans.ts';
-import { injectTraceContext, inSpan, SpanKind, tracingOn } from '../../telemetry/spans.ts';
+import { injectTraceContext, inSpan, SpanKind, serverOf, tracingOn } from '../../telemetry/spans.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { RequestPlugin } from '../plugins/plugin.ts';
 import { GatewayError } from '../request/gateway-error.ts';
@@ -27,10 +27,9 @@ export interface ProxyParts {
  * whatever the caller sent, so the upstream's spans are the gateway's children.
  */
 function forwardInSpan(request: IncomingMessage, response: ServerResponse, target: ForwardTarget, origin: string): Promise<ForwardOutcome> {
-  const { hostname, port } = new URL(origin);
   return inSpan(
     `${target.method} upstream`,
-    { 'server.address': hostname, 'server.port': Number(port) || (origin.startsWith('https:') ? 443 : 80) },
+    serverOf(origin),
     async (span) => {
       injectTraceContext(target.headers);
       const sent = await forward(request, response, target);

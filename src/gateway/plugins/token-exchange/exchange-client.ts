@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { ATTRIBUTE, injectTraceContext, inSpan, SpanKind, tracingOn } from '../../../telemetry/spans.ts';
+import { ATTRIBUTE, injectTraceContext, inSpan, SpanKind, serverOf, tracingOn } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
 
 export interface TokenResponse {
@@ -66,12 +66,7 @@ export async function postTokenRequest(
 
 /** postForm in a client span, the token endpoint's spans its children (their `traceparent` is the span's). */
 function postInSpan(url: string, headers: Record<string, string>, form: URLSearchParams, timeoutMs: number): Promise<{ status: number; text: string }> {
-  const { hostname, port, protocol } = new URL(url);
-  const attributes = {
-    'server.address': hostname,
-    'server.port': Number(port) || (protocol === 'https:' ? 443 : 80),
-    [ATTRIBUTE.grant]: form.get('grant_type') ?? '',
-  };
+  const attributes = { ...serverOf(url), [ATTRIBUTE.grant]: form.get('grant_type') ?? '' };
   return inSpan(
     'POST token endpoint',
     attributes,

@@ -1,6 +1,6 @@
 // The layering of docs/architecture.md, checked by `npm test` (test/architecture/dependency-rules.test.ts).
 // Rooms are the folders under src/. From the bottom:
-//   leaves      errors, crypto, concurrency, validation, runtime, config/defaults.ts: nothing of the product
+//   leaves      errors, crypto, concurrency, validation, runtime, telemetry, egress, config/defaults.ts: nothing of the product
 //   config      settings and defaults: leaves only
 //   scim-user   the SCIM User model (schema, PATCH, the core-schema fold): leaves only; the store
 //               folds stored rows by it (migration 12) and the SCIM server and connections speak it
@@ -9,7 +9,7 @@
 //   features    oauth, authn, credentials, methods, persons, clients, organizations, audit,
 //               connections, scim, verification, email, invitations, housekeeping, console
 //   roots       service (the composition root), gateway (its own program), commands, demo, dev, cli.ts
-const LEAVES = '^src/(errors|crypto|concurrency|validation|runtime|telemetry)/|^src/config/defaults[.]ts$';
+const LEAVES = '^src/(errors|crypto|concurrency|validation|runtime|telemetry|egress)/|^src/config/defaults[.]ts$';
 const FEATURES = '^src/(oauth|authn|credentials|methods|persons|clients|organizations|audit|connections|scim|verification|email|invitations|housekeeping|console)/';
 const ROOTS = '^src/(service|gateway|commands|demo|dev)/|^src/cli[.]ts$';
 
@@ -53,7 +53,7 @@ const rules = {
     },
     {
       name: 'leaves-import-no-product',
-      comment: 'errors/, crypto/, concurrency/, validation/, runtime/ and config/defaults.ts are used by both programs and every layer: they import only each other.',
+      comment: 'errors/, crypto/, concurrency/, validation/, runtime/, telemetry/, egress/ and config/defaults.ts are used by both programs and every layer: they import only each other.',
       severity: 'error',
       from: { path: LEAVES },
       to: { path: '^src/', pathNot: LEAVES },

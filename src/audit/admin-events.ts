@@ -52,6 +52,7 @@ export const adminEventTypes = [
   'client.created',
   'client.deleted',
   'client.secret_rotated',
+  'client.authentication_changed',
 ] as const;
 export type AdminEventType = (typeof adminEventTypes)[number];
 

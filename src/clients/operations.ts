@@ -2,12 +2,17 @@ import type { JWK } from 'jose';
 import { type Operator, recordAdminEvent } from '../audit/admin-events.ts';
 import { clientDefaults } from '../config/defaults.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
-import { ApiError, invalidField } from '../errors/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { SECRET_METHODS } from '../store/clients/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
 import type { OAuthClient } from '../store/types.ts';
-import { checkClientKeys, PUBLIC_MEMBERS } from './client-keys.ts';
+import { type AuthenticationRequest, authenticationOf } from './authentication.ts';
 import type { NewClient } from './schemas.ts';
+
+/** What the operations on clients need besides the store: TESSERA_DEV lets a jwks_uri be loopback http. */
+export interface ClientPolicy {
+  dev: boolean;
+}
 
 /** A client as the API shows it (never its secret's hash). */
 export function presentClient(client: OAuthClient) {
@@ -21,27 +26,10 @@ export function presentClient(client: OAuthClient) {
     token_endpoint_auth_method: client.authMethod,
     // Registration checked every key's kty (client-keys.ts), which jose's JWK type leaves optional.
     ...(client.jwks ? { jwks: client.jwks as { keys: (JWK & { kty: string })[] } } : {}),
+    ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
+    ...(client.spiffeId ? { spiffe_id: client.spiffeId } : {}),
     created_at: new Date(client.createdAt).toISOString(),
   };
-}
-
-/** A registration's method and keys, checked together: keys only with private_key_jwt, and it needs them. */
-async function authenticationOf(request: NewClient): Promise<Pick<OAuthClient, 'authMethod' | 'jwks'>> {
-  const authMethod = request.token_endpoint_auth_method ?? 'client_secret_basic';
-  if (SECRET_METHODS.includes(authMethod)) {
-    if (request.jwks) throw invalidField('body.jwks', 'is only for token_endpoint_auth_method private_key_jwt');
-    return { authMethod };
-  }
-  if (!request.jwks)
-    throw invalidField('body.jwks', 'is required with token_endpoint_auth_method private_key_jwt: the public keys its assertions are signed with');
-  await checkClientKeys({ keys: request.jwks.keys as JWK[] });
-  // Only what verifying needs is stored: the cache of imported keys and every read stay small.
-  const jwks = {
-    keys: request.jwks.keys.map((key) =>
-      Object.fromEntries(PUBLIC_MEMBERS.flatMap((member) => (member in key ? [[member, (key as JWK)[member]]] : []))),
-    ) as JWK[],
-  };
-  return { authMethod, jwks };
 }
 
 /**
@@ -55,8 +43,9 @@ export async function createOAuthClient(
   request: NewClient,
   operator: Operator,
   now = Date.now(),
+  policy: ClientPolicy = { dev: false },
 ): Promise<{ client: OAuthClient; secret: string | undefined }> {
-  const authentication = await authenticationOf(request);
+  const authentication = await authenticationOf(request, policy);
   const secret = newSecret('tcs');
   const client: OAuthClient = {
     id: newId('cli', now),
@@ -91,7 +80,8 @@ export async function createSecretClient(
   operator: Operator,
   now = Date.now(),
 ): Promise<{ client: OAuthClient; secret: string }> {
-  if (request.token_endpoint_auth_method === 'private_key_jwt') throw new TypeError('createSecretClient registers secret clients only');
+  if (!SECRET_METHODS.includes(request.token_endpoint_auth_method ?? 'client_secret_basic'))
+    throw new TypeError('createSecretClient registers secret clients only');
   const { client, secret } = await createOAuthClient(store, orgId, request, operator, now);
   return { client, secret: secret! };
 }
@@ -113,6 +103,41 @@ export function rotateOAuthClientSecret(
     if (!(await tx.replaceClientSecret(orgId, clientId, hashSecret(secret)))) return undefined;
     await recordAdminEvent(tx, now, orgId, operator, 'client.secret_rotated', { client_id: clientId });
     return secret;
+  });
+}
+
+/**
+ * PATCH /oauth2/clients/{id} (design §4): switches the client's method. To a keyed one, with its
+ * jwks, jwks_uri or spiffe_id: its secret is dropped (the hash of a value nobody is shown takes
+ * its place) and refused from now on. To a secret method: a new secret, returned once. The
+ * audit event names the methods, never a secret. Undefined when no such client.
+ */
+export async function switchClientAuthentication(
+  store: TransactionalStore,
+  orgId: string,
+  clientId: string,
+  request: AuthenticationRequest & { token_endpoint_auth_method: OAuthClient['authMethod'] },
+  operator: Operator,
+  now = Date.now(),
+  policy: ClientPolicy = { dev: false },
+): Promise<{ client: OAuthClient; secret: string | undefined } | undefined> {
+  const authentication = await authenticationOf(request, policy);
+  const keyed = !SECRET_METHODS.includes(authentication.authMethod);
+  return store.inTransaction(async (tx) => {
+    const before = await tx.getClient(orgId, clientId);
+    if (!before) return undefined;
+    // A secret client switching between the secret methods keeps its secret: both accept it.
+    const keepsSecret = !keyed && SECRET_METHODS.includes(before.authMethod);
+    const secret = keepsSecret ? undefined : newSecret('tcs');
+    const secretHash = secret === undefined ? before.secretHash : hashSecret(secret);
+    const client: OAuthClient = { ...before, jwks: undefined, jwksUri: undefined, spiffeId: undefined, ...authentication, secretHash };
+    await tx.replaceClientAuthentication(orgId, clientId, client);
+    await recordAdminEvent(tx, now, orgId, operator, 'client.authentication_changed', {
+      client_id: clientId,
+      from: before.authMethod,
+      token_endpoint_auth_method: client.authMethod,
+    });
+    return { client, secret: keyed ? undefined : secret };
   });
 }
 

@@ -8,17 +8,19 @@ import { listResponse, PageQuery, pageRequest } from '../http/pagination.ts';
 import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
-import { createOAuthClient, deleteOAuthClient, presentClient, rotateOAuthClientSecret } from './operations.ts';
-import { ClientParams, ClientSecret, ClientView, NewClient, RegisteredClient } from './schemas.ts';
+import { createOAuthClient, deleteOAuthClient, presentClient, rotateOAuthClientSecret, switchClientAuthentication } from './operations.ts';
+import { ClientAuthenticationChange, ClientParams, ClientSecret, ClientView, NewClient, RegisteredClient } from './schemas.ts';
 
 export interface ClientRouteOptions {
   store: ClientStore & OrganizationStore & TransactionalStore;
+  /** TESSERA_DEV: a jwks_uri may then be loopback http. */
+  dev: boolean;
   /** The app's clock, which stamps what is created and the audit events. */
   now: () => number;
 }
 
 /** /oauth2/clients: the organisation's OAuth2 clients; admin key only. */
-export function oauthClientRoutes({ store, now }: ClientRouteOptions): FastifyPluginAsyncTypebox {
+export function oauthClientRoutes({ store, dev, now }: ClientRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', requireApiKey(store, ['admin']));
     const tags = ['oauth2 clients'];
@@ -38,7 +40,7 @@ export function oauthClientRoutes({ store, now }: ClientRouteOptions): FastifyPl
       },
       async (request, reply) => {
         const { org } = tenantOf(request);
-        const { client, secret } = await createOAuthClient(store, org.id, request.body, apiKeyOperator(request), now());
+        const { client, secret } = await createOAuthClient(store, org.id, request.body, apiKeyOperator(request), now(), { dev });
         return reply.code(201).send({ result: { ...presentClient(client), ...(secret === undefined ? {} : { client_secret: secret }) } });
       },
     );
@@ -63,6 +65,26 @@ export function oauthClientRoutes({ store, now }: ClientRouteOptions): FastifyPl
         const client = await store.getClient(tenantOf(request).org.id, request.params.client_id);
         if (!client) throw notFound();
         return { result: presentClient(client) };
+      },
+    );
+
+    app.patch(
+      '/oauth2/clients/:client_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Switch how the client authenticates (a keyed method drops its secret; a secret method after a keyed one gets a new secret, shown once)',
+          params: ClientParams,
+          body: ClientAuthenticationChange,
+          response: { 200: Envelope(RegisteredClient), ...commonErrors },
+        },
+      },
+      async (request) => {
+        const { org } = tenantOf(request);
+        const changed = await switchClientAuthentication(store, org.id, request.params.client_id, request.body, apiKeyOperator(request), now(), { dev });
+        if (!changed) throw notFound();
+        return { result: { ...presentClient(changed.client), ...(changed.secret === undefined ? {} : { client_secret: changed.secret }) } };
       },
     );
 

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
+import { MAX_CLIENT_KEYS } from '../oauth/client-keys.ts';
 import { scopeTokenPattern } from '../oauth/scope.ts';
 import { clientAuthMethods } from '../store/clients/store.ts';
 import { accessTokenFormats, clientGrantTypes } from '../store/types.ts';
-import { MAX_CLIENT_KEYS } from './client-keys.ts';
 
 const ClientFields = {
   client_name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -11,8 +11,15 @@ const ClientFields = {
   access_token_duration: Type.Integer({ minimum: 60, maximum: 86_400, description: "Seconds; capped by the organisation's token_lifetime_ceiling" }),
   access_token_format: Type.Enum(accessTokenFormats, { description: 'Format of client_credentials tokens' }),
   token_endpoint_auth_method: Type.Enum(clientAuthMethods, {
-    description: 'How the client authenticates at the token endpoint (RFC 7591). The secret methods accept each other; private_key_jwt is given no secret',
+    description:
+      'How the client authenticates at the token endpoint (RFC 7591). The secret methods accept each other; private_key_jwt and spiffe_jwt (draft-ietf-oauth-spiffe-client-auth-02) are given no secret',
   }),
+  jwks_uri: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description: 'private_key_jwt: where the client publishes its public keys (https); fetched and cached, refetched on an unknown kid at most once a minute',
+  }),
+  spiffe_id: Type.String({ minLength: 1, maxLength: 2048, description: 'spiffe_jwt: the SPIFFE ID its JWT-SVIDs name as sub' }),
   jwks: Type.Object(
     {
       keys: Type.Array(
@@ -48,15 +55,30 @@ export const NewClient = Type.Object(
     access_token_format: Type.Optional(ClientFields.access_token_format),
     token_endpoint_auth_method: Type.Optional(ClientFields.token_endpoint_auth_method),
     jwks: Type.Optional(ClientFields.jwks),
+    jwks_uri: Type.Optional(ClientFields.jwks_uri),
+    spiffe_id: Type.Optional(ClientFields.spiffe_id),
   },
   { additionalProperties: false },
 );
 export type NewClient = Static<typeof NewClient>;
 
+/** PATCH /oauth2/clients/{id}'s body: a method and what it uses (the other members stay as they are). */
+export const ClientAuthenticationChange = Type.Object(
+  {
+    token_endpoint_auth_method: ClientFields.token_endpoint_auth_method,
+    jwks: Type.Optional(ClientFields.jwks),
+    jwks_uri: Type.Optional(ClientFields.jwks_uri),
+    spiffe_id: Type.Optional(ClientFields.spiffe_id),
+  },
+  { additionalProperties: false },
+);
+
 export const ClientView = Type.Object({
   client_id: Type.String(),
   ...ClientFields,
   jwks: Type.Optional(ClientFields.jwks),
+  jwks_uri: Type.Optional(ClientFields.jwks_uri),
+  spiffe_id: Type.Optional(ClientFields.spiffe_id),
   created_at: Type.String({ format: 'date-time' }),
 });
 export const ClientSecret = Type.Object({ client_secret: Type.String({ description: 'Shown once; only its hash is stored' }) });

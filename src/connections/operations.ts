@@ -2,12 +2,12 @@ import type { Static } from 'typebox';
 import { type Operator, operatorFields } from '../audit/admin-events.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
+import { hostProblem } from '../egress/address-policy.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import type { AuditStore } from '../store/audit/store.ts';
 import type { ConnectionStore, IdentityConnection } from '../store/connections/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
-import { hostProblem } from './address-policy.ts';
 import { recordDirectoryEvent } from './audit.ts';
 import { baseUrlProblem, type NewConnection } from './schemas.ts';
 

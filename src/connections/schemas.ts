@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { tenantUrlProblem } from '../egress/address-policy.ts';
 import { connectionTypes, type IdentityConnection } from '../store/connections/store.ts';
 
 export const ConnectionView = Type.Object({
@@ -41,20 +42,7 @@ export function presentConnection(connection: IdentityConnection, scimUrl: strin
   };
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /** The rule for base_url JSON Schema cannot say: https, http only to loopback in development. */
 export function baseUrlProblem(raw: string, dev: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  const loopbackHttp = url.protocol === 'http:' && LOOPBACK.has(url.hostname);
-  if (url.protocol !== 'https:' && !(loopbackHttp && dev)) {
-    return loopbackHttp ? 'http is allowed for loopback only when the service runs with TESSERA_DEV=1; use https' : 'must use https';
-  }
-  if (url.hash || url.search || url.username || url.password) return 'must not carry a query, a fragment or credentials';
-  return undefined;
+  return tenantUrlProblem(raw, { dev, allowQuery: false });
 }

@@ -1,9 +1,9 @@
 import { Agent, request } from 'undici';
+import { checkLiteralHost, forbiddenIn, guardedLookup, type ResolveAll } from '../egress/address-policy.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { identityFields, isObject } from '../scim-user/user-resource.ts';
 import { inSpan, SpanKind, withTraceContext } from '../telemetry/spans.ts';
 import { canonicalEmailAddress } from '../validation/email.ts';
-import { checkLiteralHost, ForbiddenDestinationError, guardedLookup, type ResolveAll } from './address-policy.ts';
 import type { DirectoryIdentity, IdentityRef } from './directory-identity.ts';
 
 export interface PullOptions {
@@ -137,18 +137,6 @@ function toIdentity(resource: unknown): DirectoryIdentity {
   const fields = identityFields({ ...resource, active, emails, name });
   // The provider keeps no deactivation history we can read: a missing `active` is already false here.
   return { identityId: resource.id, email: fields.email, active: fields.active, deactivatedBefore: false, displayName: fields.displayName };
-}
-
-/** The guarded lookup's refusal, wherever undici wrapped it (an AggregateError, a cause). */
-function forbiddenIn(error: unknown, depth = 0): ForbiddenDestinationError | undefined {
-  if (error instanceof ForbiddenDestinationError) return error;
-  if (depth > 4 || !(error instanceof Error)) return undefined;
-  const inner = error instanceof AggregateError ? error.errors : [error.cause];
-  for (const e of inner) {
-    const found = forbiddenIn(e, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
 }
 
 /**

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, type JWK, type JWTHeaderParameters, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { ClientStore, OAuthClient } from '../store/clients/store.ts';
 import type { OrganizationConfig } from '../store/organizations/store.ts';
-import { oauthError } from './errors.ts';
+import { type ClientKeySets, ClientKeysUnavailable, type KeySet, REFETCH_COOLDOWN_MS } from './client-key-sets.ts';
+import { OAuthError, oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
 
 /** The signature algorithms a client assertion may use (design §4); registration takes keys of these only. */
@@ -17,17 +18,18 @@ const MAX_JTI_LENGTH = 256;
 /** The typ values of a client assertion (draft-ietf-oauth-rfc7523bis explicit typing), lower-cased; none given reads as JWT. */
 const EXPLICIT_TYPES = new Set(['jwt', 'client-authentication+jwt', 'application/client-authentication+jwt']);
 
-/** What an assertion is checked against: the issuer identifier it must name as `aud`, and the clock. */
+/** What an assertion is checked against: the issuer identifier it must name as `aud`, the clock, the keys behind jwks_uris. */
 export interface AssertionContext {
   issuer: () => string;
   now: () => number;
+  clientKeys: ClientKeySets;
 }
 
 /** Key sets already imported, by client and keys: importing a JWK costs more than verifying with it. */
-const keySets = new Map<string, ReturnType<typeof createLocalJWKSet>>();
+const keySets = new Map<string, KeySet>();
 const MAX_KEY_SETS = 1_000;
 
-function keySetOf(clientId: string, jwks: { keys: JWK[] }): ReturnType<typeof createLocalJWKSet> {
+function inlineKeySet(clientId: string, jwks: { keys: JWK[] }): KeySet {
   const key = `${clientId} ${JSON.stringify(jwks)}`;
   let set = keySets.get(key);
   if (!set) {
@@ -47,6 +49,18 @@ interface AssertedClient {
 /** The refusal of an assertion of a registered client: invalid_client, audited in its organisation. */
 function refused(found: AssertedClient | undefined, description: string) {
   return oauthError('invalid_client', description, { attemptedClient: found && { id: found.client.id, orgId: found.client.orgId } });
+}
+
+/** The keys at the client's jwks_uri; when they cannot be had at all, the client is told to come back. */
+async function publishedKeySet(context: AssertionContext, found: AssertedClient, options: { unknownKid?: boolean }): Promise<KeySet> {
+  try {
+    return await context.clientKeys.keySet(found.client.id, found.client.jwksUri!, options);
+  } catch (error) {
+    if (!(error instanceof ClientKeysUnavailable)) throw error;
+    throw oauthError('temporarily_unavailable', "the client's keys could not be fetched from its jwks_uri; try again later", {
+      retryAfterSeconds: REFETCH_COOLDOWN_MS / 1000,
+    });
+  }
 }
 
 /** jose's refusal, told apart for whoever debugs the client (never quoting the assertion). */
@@ -71,8 +85,6 @@ export async function authenticateByAssertion(
   params: OAuthParams,
   context: AssertionContext,
 ): Promise<AssertedClient> {
-  const type = params.require('client_assertion_type');
-  if (type !== JWT_BEARER_ASSERTION) throw oauthError('invalid_client', `client_assertion_type must be ${JWT_BEARER_ASSERTION}`);
   const assertion = params.require('client_assertion');
   let claimed: JWTPayload;
   try {
@@ -85,13 +97,12 @@ export async function authenticateByAssertion(
   if (params.has('client_id') && params.get('client_id') !== id) throw oauthError('invalid_client', "client_id differs from client_assertion's sub");
   const found = await store.findClientWithConfig(id);
   if (!found) throw oauthError('invalid_client', 'client authentication failed');
-  if (found.client.authMethod !== 'private_key_jwt' || !found.client.jwks)
+  const { jwks, jwksUri } = found.client;
+  if (found.client.authMethod !== 'private_key_jwt' || !(jwks || jwksUri))
     throw refused(found, `the client is registered for ${found.client.authMethod}, not private_key_jwt`);
   const now = context.now();
-  let payload: JWTPayload;
-  let header: JWTHeaderParameters;
-  try {
-    ({ payload, protectedHeader: header } = await jwtVerify(assertion, keySetOf(id, found.client.jwks), {
+  const verify = (keys: KeySet) =>
+    jwtVerify(assertion, keys, {
       algorithms: [...ASSERTION_ALGORITHMS],
       issuer: id,
       subject: id,
@@ -99,8 +110,22 @@ export async function authenticateByAssertion(
       requiredClaims: ['exp', 'jti'],
       clockTolerance: CLOCK_SKEW_S,
       currentDate: new Date(now),
-    }));
+    });
+  let payload: JWTPayload;
+  let header: JWTHeaderParameters;
+  try {
+    const keys = jwks ? inlineKeySet(id, jwks) : await publishedKeySet(context, found, {});
+    try {
+      ({ payload, protectedHeader: header } = await verify(keys));
+    } catch (error) {
+      // A kid the cached set lacks may be a rotation the client has published since.
+      if (!jwksUri || !(error instanceof joseErrors.JWKSNoMatchingKey)) throw error;
+      const fresher = await publishedKeySet(context, found, { unknownKid: true });
+      if (fresher === keys) throw error;
+      ({ payload, protectedHeader: header } = await verify(fresher));
+    }
   } catch (error) {
+    if (error instanceof OAuthError) throw error;
     throw refused(found, describe(error));
   }
   if (typeof payload.aud !== 'string') throw refused(found, "client_assertion's aud must be the issuer identifier alone, as a string");

@@ -9,30 +9,44 @@ export interface AuthenticatedClient {
   config: OrganizationConfig;
 }
 
-import { type AssertionContext, authenticateByAssertion } from './client-assertion.ts';
+import { type AssertionContext, authenticateByAssertion, JWT_BEARER_ASSERTION } from './client-assertion.ts';
+import type { ClientKeySets } from './client-key-sets.ts';
 import { oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
+import type { SvidVerifierLike } from './grants/grant.ts';
+import { authenticateBySvid, JWT_SPIFFE_ASSERTION, type SvidClientContext } from './spiffe-client-auth.ts';
 
-/** The assertion checks' issuer and clock, from the OAuth endpoints' dependencies. */
-export function assertionsOf(deps: { issuer: { readonly issuer: string }; now: () => number }): AssertionContext {
-  return { issuer: () => deps.issuer.issuer, now: deps.now };
+/** What the assertion methods check against: private_key_jwt's and spiffe_jwt's. */
+export type ClientAssertionContext = AssertionContext & SvidClientContext;
+
+/** The assertion checks' issuer, clock, jwks_uri key sets and SVID verifier, from the OAuth endpoints' dependencies. */
+export function assertionsOf(deps: {
+  issuer: { readonly issuer: string };
+  now: () => number;
+  clientKeys: ClientKeySets;
+  svids: SvidVerifierLike;
+}): ClientAssertionContext {
+  return { issuer: () => deps.issuer.issuer, now: deps.now, clientKeys: deps.clientKeys, svids: deps.svids };
 }
 
 /**
- * client_secret_basic or client_secret_post (RFC 6749 §2.3.1), or private_key_jwt
- * (client-assertion.ts); undefined when the request carries no client credentials at all
+ * client_secret_basic or client_secret_post (RFC 6749 §2.3.1), private_key_jwt
+ * (client-assertion.ts) or spiffe_jwt (spiffe-client-auth.ts); undefined when the request carries no client credentials at all
  * (clientless token exchange). Using two methods at once is refused, as is a client_id
  * without a secret, and a method other than the one the client is registered with.
  */
 export async function authenticateClient(
-  store: Pick<ClientStore, 'findClientWithConfig' | 'spendClientAssertion'>,
+  store: Pick<ClientStore, 'findClientWithConfig' | 'spendClientAssertion' | 'findClientsBySpiffeId'>,
   authorization: string | undefined,
   params: OAuthParams,
-  assertions: AssertionContext,
+  assertions: ClientAssertionContext,
 ): Promise<AuthenticatedClient | undefined> {
   if (params.has('client_assertion') || params.has('client_assertion_type')) {
     if (authorization !== undefined || params.has('client_secret'))
       throw oauthError('invalid_request', 'use one client authentication method: a client assertion, HTTP Basic or client_secret, not two');
+    const type = params.require('client_assertion_type');
+    if (type === JWT_SPIFFE_ASSERTION) return authenticateBySvid(store, params, assertions);
+    if (type !== JWT_BEARER_ASSERTION) throw oauthError('invalid_client', `client_assertion_type must be ${JWT_BEARER_ASSERTION} or ${JWT_SPIFFE_ASSERTION}`);
     return authenticateByAssertion(store, params, assertions);
   }
   let id: string | undefined;

@@ -5,8 +5,7 @@ import { requireApiKey, tenantOf } from '../http/org-auth.ts';
 import type { ClientStore } from '../store/clients/store.ts';
 import type { OrganizationStore } from '../store/organizations/store.ts';
 import type { OAuthClient } from '../store/types.ts';
-import type { AssertionContext } from './client-assertion.ts';
-import { authenticateClient } from './client-auth.ts';
+import { authenticateClient, type ClientAssertionContext } from './client-auth.ts';
 import { oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
 import type { OwnToken } from './tokens/reader.ts';
@@ -25,7 +24,7 @@ const KEY_REFUSALS: readonly ApiErrorCode[] = ['INVALID_HEADER', 'ORGANIZATION_N
  */
 export function introspectorAuthentication(
   store: OrganizationStore & ClientStore,
-  assertions: AssertionContext,
+  assertions: ClientAssertionContext,
 ): (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, params: OAuthParams) => Promise<Introspector> {
   const checkAdminKey = requireApiKey(store, ['admin']);
   return async (app, request, reply, params) => {

@@ -78,7 +78,7 @@ export async function buildApp({
   await app.register(organizationRoutes({ store, dev: config.dev, now }));
   await app.register(personRoutes({ store, issuer: tokens.issuer, now }));
   await app.register(invitationRoutes(shared.invitations));
-  await app.register(oauthClientRoutes({ store, now }));
+  await app.register(oauthClientRoutes({ store, dev: config.dev, now }));
   await app.register(oauthService(shared.oauth, { keys, issuer }));
   await app.register(credentialRoutes(store, { types: credentialTypes, context: credentials, now }));
   await app.register(authnRoutes(shared.logins, tokens.reader));

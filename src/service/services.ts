@@ -9,6 +9,7 @@ import { ConsoleSessions } from '../console/session.ts';
 import { credentialTypeContext } from '../credentials/context.ts';
 import type { Mailer } from '../email/mailer.ts';
 import { loginServices } from '../methods/login-services.ts';
+import { ClientKeySets } from '../oauth/client-key-sets.ts';
 import type { KeyRing } from '../oauth/keys/key-ring.ts';
 import { SvidVerifier } from '../oauth/spiffe/svid-verifier.ts';
 import { TokenIssuer } from '../oauth/tokens/issuer.ts';
@@ -49,7 +50,13 @@ export function sharedServices(app: FastifyInstance, registry: Registry, { store
       now,
       onError: (error) => app.log.warn({ url: error.url, reason: error.message }, 'fetching a SPIFFE trust bundle failed'),
     }),
+    clientKeys: new ClientKeySets({
+      allowLoopback: config.dev,
+      now,
+      onError: (error) => app.log.warn({ reason: error.message }, "fetching a client's jwks_uri failed"),
+    }),
   };
+  app.addHook('onClose', () => oauth.clientKeys.close());
   const logins = loginServices({
     store,
     attemptMetrics,

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { ResolveAll } from '../../src/connections/address-policy.ts';
 import { type IdentityDirectory, identityDirectory } from '../../src/connections/identity-directory.ts';
 import { connectionSecretBox } from '../../src/connections/sealing.ts';
 import { newId } from '../../src/crypto/ids.ts';
+import type { ResolveAll } from '../../src/egress/address-policy.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { sendError } from '../../src/http/error-handler.ts';
 import { backends } from '../helpers/backends.ts';
@@ -277,7 +277,7 @@ for (const backend of backends()) {
         );
         assert.ok(unavailable(error), String(error));
         assert.equal(error.message, GENERIC_503);
-        assert.equal((error.cause as Error).message, `scim_pull: ${name} resolves to ${refused}, which scim_pull may not reach`);
+        assert.equal((error.cause as Error).message, `scim_pull: ${name} resolves to ${refused}, which the service may not reach`);
         assert.ok(resolved.includes(name), 'the name was resolved when connecting');
       }
       assert.equal(provider.asked.length, asked, 'the provider was never asked');

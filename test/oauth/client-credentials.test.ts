@@ -120,7 +120,7 @@ describe('Authorization server metadata, JWKS and key rotation', () => {
     assert.equal(metadata.issuer, t.service.issuer);
     assert.equal(metadata.token_endpoint, `${t.service.issuer}/oauth2/tokens`);
     assert.deepEqual(metadata.grant_types_supported, ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange']);
-    assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
+    assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'spiffe_jwt']);
     assert.equal((await t.call('GET', new URL(metadata.jwks_uri).pathname)).status, 200);
   });
 

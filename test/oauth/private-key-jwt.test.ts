@@ -180,7 +180,7 @@ for (const backend of backends()) {
 
     it('lists private_key_jwt and its algorithms in the RFC 8414 metadata', async () => {
       const metadata = (await (await fetch(`${t.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-      assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
+      assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'spiffe_jwt']);
       assert.deepEqual(metadata.token_endpoint_auth_signing_alg_values_supported, ['ES256', 'EdDSA', 'RS256', 'PS256']);
     });
   });
@@ -213,7 +213,10 @@ for (const backend of backends()) {
         [{ jwks: { keys: [es.jwk, { ...(await keyOf('ES256', 'b')).jwk, kid: undefined }] } }, /body\.jwks\.keys\[1\]\.kid: is required/],
         [{ jwks: { keys: [{ ...es.jwk, alg: 'RS256' }] } }, /body\.jwks\.keys\[0\]\.alg: must be one of ES256/],
         [{ jwks: { keys: [{ ...es.jwk, x: 'AAAA' }] } }, /body\.jwks\.keys\[0\]: is not a usable public key/],
-        [{ token_endpoint_auth_method: 'client_secret_basic', jwks: { keys: [es.jwk] } }, /body\.jwks: is only for token_endpoint_auth_method private_key_jwt/],
+        [
+          { token_endpoint_auth_method: 'client_secret_basic', jwks: { keys: [es.jwk] } },
+          /body\.jwks: is not used with token_endpoint_auth_method client_secret_basic/,
+        ],
         [{}, /body\.jwks: is required with token_endpoint_auth_method private_key_jwt/],
         [{ jwks: { keys: [rsa(big, {})] } }, /body\.jwks\.keys\[0\]\.n: must be a modulus of 2048 to 4096 bits/],
         [{ jwks: { keys: [rsa(normal, { e: 'AQAAAAE' })] } }, /body\.jwks\.keys\[0\]\.e: must be an odd exponent of at most 32 bits/],

@@ -9,6 +9,7 @@ import { OAuthParams } from '../form.ts';
 import { clientCredentials } from '../grants/client-credentials.ts';
 import type { AuditNotes, Grant, OAuthDeps } from '../grants/grant.ts';
 import { tokenExchange } from '../grants/token-exchange.ts';
+import { JWT_SPIFFE_ASSERTION } from '../spiffe-client-auth.ts';
 
 const grants: ReadonlyMap<string, Grant> = new Map([clientCredentials, tokenExchange].map((g) => [g.type, g]));
 export const supportedGrantTypes = [...grants.keys()];
@@ -46,8 +47,10 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
       const audit: AuditNotes = {};
       let auditType = 'token.request';
       let client: { id: string; orgId: string } | undefined;
+      let method: ClientAttemptMethod = 'client_secret';
       try {
         const params = inSpanSync('token: parse', {}, () => parse(request));
+        method = attemptMethod(params);
         auditType = grants.get(params.get('grant_type') ?? '')?.auditType ?? auditType;
         const authenticated = await inSpan('token: authenticate client', {}, () =>
           authenticateClient(deps.store, request.headers.authorization, params, assertionsOf(deps)),
@@ -69,7 +72,7 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
         // Without a known organisation (unknown client, clientless request refused before its
         // subject was read) there is nowhere to file the event; the access log keeps the request.
         // With the database unreachable, the audit write would only fail the same way, later.
-        if (audit.orgId && !(error instanceof StorageUnavailableError) && (await worthAuditing(deps, error, client))) {
+        if (audit.orgId && !(error instanceof StorageUnavailableError) && (await worthAuditing(deps, error, client, method))) {
           await record(deps, auditType, client, audit, error).catch((auditError: unknown) => request.log.error({ err: auditError }, 'audit write failed'));
         }
         throw error;
@@ -81,13 +84,26 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
 /** Wrong secrets for one client audited per minute; past that, counted only (a client id is no secret). */
 export const CLIENT_AUTH_FAILURES_AUDITED = Object.freeze({ windowMs: 60_000, limit: 10 });
 
+/** How a refused client tried to authenticate, as the unaudited-attempts metric names it. */
+type ClientAttemptMethod = 'client_secret' | 'private_key_jwt' | 'spiffe_jwt';
+
+function attemptMethod(params: OAuthParams): ClientAttemptMethod {
+  if (!params.has('client_assertion_type')) return 'client_secret';
+  return params.get('client_assertion_type') === JWT_SPIFFE_ASSERTION ? 'spiffe_jwt' : 'private_key_jwt';
+}
+
 /**
- * A wrong secret for a registered client is a signal worth the audit log, but anyone who knows a
- * client id can send them by the thousand: the first few a minute are recorded, the rest only
- * counted in tessera_authn_attempts_unaudited_total{method="client_secret"}. Every other refusal
- * came from an authenticated client, and is recorded.
+ * Wrong credentials for a registered client are a signal worth the audit log, but anyone who
+ * knows a client id can send them by the thousand: the first few a minute are recorded, the rest
+ * only counted in tessera_authn_attempts_unaudited_total{method} (client_secret, private_key_jwt or
+ * spiffe_jwt). Every other refusal came from an authenticated client, and is recorded.
  */
-async function worthAuditing(deps: OAuthDeps, error: unknown, client: { id: string; orgId: string } | undefined): Promise<boolean> {
+async function worthAuditing(
+  deps: OAuthDeps,
+  error: unknown,
+  client: { id: string; orgId: string } | undefined,
+  method: ClientAttemptMethod,
+): Promise<boolean> {
   if (!(error instanceof InvalidClient && error.attemptedClient) || !client) return true;
   const window = await deps.store.takeRateLimit({
     orgId: client.orgId,
@@ -95,7 +111,7 @@ async function worthAuditing(deps: OAuthDeps, error: unknown, client: { id: stri
     now: deps.now(),
     ...CLIENT_AUTH_FAILURES_AUDITED,
   });
-  if (!window.allowed) deps.attemptMetrics?.unaudited({ method: 'client_secret', outcome: 'failure', reason: 'invalid_client' });
+  if (!window.allowed) deps.attemptMetrics?.unaudited({ method, outcome: 'failure', reason: 'invalid_client' });
   return window.allowed;
 }
 

@@ -5,6 +5,7 @@ import type { PersonStore } from '../../store/persons/store.ts';
 import type { RateLimitStore } from '../../store/rate-limits/store.ts';
 import type { TokenStore } from '../../store/tokens/store.ts';
 import type { OAuthClient, OrganizationConfig } from '../../store/types.ts';
+import type { ClientKeySets } from '../client-key-sets.ts';
 import type { OAuthParams } from '../form.ts';
 import type { TokenIssuer } from '../tokens/issuer.ts';
 import type { TokenReader } from '../tokens/reader.ts';
@@ -13,6 +14,11 @@ import type { TokenTypeUri } from '../tokens/token-types.ts';
 /** Verifies a SPIFFE JWT-SVID actor token against an organisation's trust settings. */
 export interface SvidVerifierLike {
   verify(token: string, trust: Pick<OrganizationConfig, 'svid_jwks_urls' | 'allowed_spiffe_ids'>, audience: string): Promise<{ spiffeId: string }>;
+  verifyIdentity(
+    token: string,
+    trust: Pick<OrganizationConfig, 'svid_jwks_urls'>,
+    audience: string,
+  ): Promise<{ spiffeId: string; claims: { aud?: string | string[] } }>;
 }
 
 /** What the token, introspection and revocation endpoints read and write. */
@@ -23,6 +29,8 @@ export interface OAuthDeps {
   issuer: TokenIssuer;
   reader: TokenReader;
   svids: SvidVerifierLike;
+  /** The key sets of private_key_jwt clients registered with a jwks_uri. */
+  clientKeys: ClientKeySets;
   now: () => number;
   /** Where a failed client authentication is counted once the audit has recorded its share. */
   attemptMetrics?: UnauditedAttempts;

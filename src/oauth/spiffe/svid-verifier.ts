@@ -74,7 +74,21 @@ export class SvidVerifier {
     });
   }
 
+  /** An actor token: a verified SVID (verifyIdentity) whose SPIFFE ID the organisation allows to act. */
   async verify(token: string, trust: SvidTrust, audience: string): Promise<VerifiedSvid> {
+    const verified = await this.verifyIdentity(token, trust, audience);
+    if (!trust.allowed_spiffe_ids.includes(verified.spiffeId)) {
+      throw new SvidError('SVID_ID_NOT_ALLOWED', `${verified.spiffeId} is not allowed to act`);
+    }
+    return verified;
+  }
+
+  /**
+   * The JWT-SVID standard's checks: its size, header and SPIFFE ID, a trust domain the
+   * organisation trusts, the signature by that domain's key, `exp`, `nbf`, `iat` and an `aud`
+   * that contains `audience`. Which workloads may do what is the caller's rule.
+   */
+  async verifyIdentity(token: string, trust: Pick<SvidTrust, 'svid_jwks_urls'>, audience: string): Promise<VerifiedSvid> {
     if (typeof token !== 'string') throw new SvidError('SVID_MALFORMED', 'the JWT-SVID must be a string');
     if (token.length > MAX_TOKEN_BYTES || Buffer.byteLength(token) > MAX_TOKEN_BYTES) {
       throw new SvidError('SVID_TOO_LARGE', 'the JWT-SVID is larger than 16 KiB');
@@ -91,11 +105,7 @@ export class SvidVerifier {
       throw new SvidError('SVID_TRUST_DOMAIN_UNKNOWN', `the JWT-SVID's trust domain ${id.trustDomain} is not trusted`);
     }
     const payload = await this.#verifySignatureAndClaims(token, await this.#key(url, kid, alg), audience);
-    const spiffeId = claims.sub as string;
-    if (!trust.allowed_spiffe_ids.includes(spiffeId)) {
-      throw new SvidError('SVID_ID_NOT_ALLOWED', `${spiffeId} is not allowed to act`);
-    }
-    return { spiffeId, expiresAt: payload.exp as number, claims: payload };
+    return { spiffeId: claims.sub as string, expiresAt: payload.exp as number, claims: payload };
   }
 
   async #key(url: string, kid: string, alg: string): Promise<CryptoKey> {

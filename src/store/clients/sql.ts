@@ -5,7 +5,7 @@ import type { Page, PageRequest } from '../page.ts';
 import { deleteParty, type PartyDeletionStep } from '../party-deletion.ts';
 import { type Json, json, time } from '../rows.ts';
 import { rethrowAsConflict, type SqlDriver } from '../sql-driver.ts';
-import type { ClientStore, OAuthClient } from './store.ts';
+import type { ClientAuthentication, ClientStore, OAuthClient } from './store.ts';
 
 interface ClientRow {
   id: string;
@@ -19,8 +19,12 @@ interface ClientRow {
   secret_hash: string;
   jwks: Json | null;
   jwks_uri: string | null;
+  spiffe_id: string | null;
   created_at: number;
 }
+
+/** The token endpoint's read: a client with its organisation's configuration. */
+const WITH_CONFIG = 'SELECT c.*, o.config AS org_config FROM oauth_clients c JOIN organizations o ON o.id = c.org_id';
 
 /** A clash on oauth_clients can only be its unique secret hash. */
 const conflictSubjects = { oauth_clients: 'secret' } as const;
@@ -38,6 +42,7 @@ function toClient(row: ClientRow): OAuthClient {
     secretHash: row.secret_hash,
     ...(row.jwks === null ? {} : { jwks: json<{ keys: JWK[] }>(row.jwks) }),
     ...(row.jwks_uri === null ? {} : { jwksUri: row.jwks_uri }),
+    ...(row.spiffe_id === null ? {} : { spiffeId: row.spiffe_id }),
     createdAt: time(row.created_at),
   };
 }
@@ -53,8 +58,8 @@ export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
       await db
         .run(
           `INSERT INTO oauth_clients (id, org_id, name, scopes, grant_types, access_token_duration, access_token_format, secret_hash, created_at,
-             token_endpoint_auth_method, jwks, jwks_uri)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+             token_endpoint_auth_method, jwks, jwks_uri, spiffe_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
           [
             client.id,
             client.orgId,
@@ -68,6 +73,7 @@ export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
             client.authMethod,
             client.jwks === undefined ? null : JSON.stringify(client.jwks),
             client.jwksUri ?? null,
+            client.spiffeId ?? null,
           ],
         )
         .catch((error) => rethrowAsConflict(error, conflictSubjects));
@@ -84,11 +90,16 @@ export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
     },
 
     async findClientWithConfig(id: string): Promise<{ client: OAuthClient; config: OrganizationConfig } | undefined> {
-      const [row] = await db.all<ClientRow & { org_config: Json }>(
-        'SELECT c.*, o.config AS org_config FROM oauth_clients c JOIN organizations o ON o.id = c.org_id WHERE c.id = $1',
-        [id],
-      );
+      const [row] = await db.all<ClientRow & { org_config: Json }>(`${WITH_CONFIG} WHERE c.id = $1`, [id]);
       return row && { client: toClient(row), config: json<OrganizationConfig>(row.org_config) };
+    },
+
+    async findClientsBySpiffeId(spiffeId: string, limit: number): Promise<{ client: OAuthClient; config: OrganizationConfig }[]> {
+      const rows = await db.all<ClientRow & { org_config: Json }>(
+        `${WITH_CONFIG} WHERE c.spiffe_id = $1 AND c.token_endpoint_auth_method = 'spiffe_jwt' ORDER BY c.id LIMIT $2`,
+        [spiffeId, limit],
+      );
+      return rows.map((row) => ({ client: toClient(row), config: json<OrganizationConfig>(row.org_config) }));
     },
 
     listClients(orgId: string, page: PageRequest): Promise<Page<OAuthClient>> {
@@ -101,6 +112,23 @@ export function sqlClientStore(db: SqlDriver, onDelete: readonly PartyDeletionSt
 
     async replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean> {
       const changed = await db.run('UPDATE oauth_clients SET secret_hash = $3 WHERE org_id = $1 AND id = $2', [orgId, id, secretHash]);
+      return changed > 0;
+    },
+
+    async replaceClientAuthentication(orgId: string, id: string, authentication: ClientAuthentication): Promise<boolean> {
+      const changed = await db.run(
+        `UPDATE oauth_clients SET token_endpoint_auth_method = $3, secret_hash = $4, jwks = $5, jwks_uri = $6, spiffe_id = $7
+         WHERE org_id = $1 AND id = $2`,
+        [
+          orgId,
+          id,
+          authentication.authMethod,
+          authentication.secretHash,
+          authentication.jwks === undefined ? null : JSON.stringify(authentication.jwks),
+          authentication.jwksUri ?? null,
+          authentication.spiffeId ?? null,
+        ],
+      );
       return changed > 0;
     },
 

@@ -27,11 +27,16 @@ export interface OAuthClient {
   /** private_key_jwt: its public keys inline (RFC 7591 `jwks`), or where to fetch them (`jwksUri`). */
   jwks?: { keys: JWK[] };
   jwksUri?: string;
+  /** spiffe_jwt: the SPIFFE ID its JWT-SVIDs name as `sub` (draft-ietf-oauth-spiffe-client-auth-02 `spiffe_id`). */
+  spiffeId?: string;
   createdAt: number;
 }
 
-export const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'spiffe_jwt'] as const;
 export type ClientAuthMethod = (typeof clientAuthMethods)[number];
+
+/** How a client authenticates and with what: what PATCH /oauth2/clients/{id} replaces at once. */
+export type ClientAuthentication = Pick<OAuthClient, 'authMethod' | 'secretHash' | 'jwks' | 'jwksUri' | 'spiffeId'>;
 
 /** The secret methods: a client registered with either may use both (as every client could before design §4's keyed ones). */
 export const SECRET_METHODS: readonly ClientAuthMethod[] = ['client_secret_basic', 'client_secret_post'];
@@ -48,6 +53,10 @@ export interface ClientStore {
   /** Deletes the client and revokes its tokens atomically, exactly as PersonStore.deletePerson. */
   deleteClient(orgId: string, id: string, at: number): Promise<boolean>;
   replaceClientSecret(orgId: string, id: string, secretHash: string): Promise<boolean>;
+  /** Replaces the method and everything it uses (keys, key URL, SPIFFE ID, secret hash); false when no such client. */
+  replaceClientAuthentication(orgId: string, id: string, authentication: ClientAuthentication): Promise<boolean>;
+  /** The clients registered for spiffe_jwt with this SPIFFE ID, in any organisation; at most `limit`. */
+  findClientsBySpiffeId(spiffeId: string, limit: number): Promise<{ client: OAuthClient; config: OrganizationConfig }[]>;
   /**
    * Spends a client assertion's jti (as its SHA-256) until `expiresAt`: true the first time, false
    * while an earlier use is unexpired, across every process on the database.

@@ -15,6 +15,7 @@ import { attemptsOfNoOnePurgeIndex } from './013-attempts-of-no-one-purge-index.
 import { onePasskeyPerOrganization } from './014-one-passkey-per-organization.ts';
 import { invitations } from './015-invitations.ts';
 import { clientKeyAuthentication } from './016-client-key-authentication.ts';
+import { clientsBySpiffeId } from './017-clients-by-spiffe-id.ts';
 import { type Dialect, type MigrationSource, renderMigration } from './dialect.ts';
 
 /**
@@ -41,6 +42,7 @@ const sources: readonly MigrationSource[] = [
   onePasskeyPerOrganization,
   invitations,
   clientKeyAuthentication,
+  clientsBySpiffeId,
 ];
 
 /** The schema version this Tessera brings its database to; /readyz compares the database's. */

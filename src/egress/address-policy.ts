@@ -2,8 +2,8 @@ import { type LookupAddress, type LookupOptions, lookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
- * Where a scim_pull connection may not reach: the service's own host and networks behind it
- * (an organisation admin names base_url; the service makes the request). Loopback may be
+ * Where the service's own requests to an address a tenant chose (a scim_pull base_url, a
+ * client's jwks_uri) may not reach: the service's own host and networks behind it. Loopback may be
  * allowed (development mode, tests); nothing else on this list ever is. IPv4-mapped IPv6
  * addresses (::ffff:10.0.0.1) are matched against the IPv4 rules by BlockList itself.
  */
@@ -58,7 +58,7 @@ function ipLiteral(hostname: string): string | undefined {
 }
 
 /**
- * The rule base_url's host breaks, checked at creation: an IP literal in a forbidden range, or a
+ * The rule a URL's host breaks, checked at creation: an IP literal in a forbidden range, or a
  * name that resolves to any such address (every address, not only the first). A name that does
  * not resolve now is not refused: every connection is checked again when it is made
  * (guardedLookup), so neither that nor a later change of its DNS records reaches such a host.
@@ -85,7 +85,7 @@ function resolveAll(host: string, timeoutMs: number): Promise<LookupAddress[]> {
 export class ForbiddenDestinationError extends Error {
   readonly code = 'ERR_FORBIDDEN_DESTINATION';
   constructor(host: string, address: string) {
-    super(`${host} resolves to ${address}, which scim_pull may not reach`);
+    super(`${host} resolves to ${address}, which the service may not reach`);
     this.name = 'ForbiddenDestinationError';
   }
 }
@@ -127,5 +127,40 @@ export function guardedLookup(options: { allowLoopback: boolean; resolveAll?: Re
 export function checkLiteralHost(url: URL, options: { allowLoopback: boolean }): ForbiddenDestinationError | undefined {
   const literal = ipLiteral(url.hostname);
   if (literal) return isAllowedAddress(literal, options) ? undefined : new ForbiddenDestinationError(url.hostname, literal);
+  return undefined;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The rule for a URL a tenant gives the service to fetch (a scim_pull base_url, a client's
+ * jwks_uri) that a schema cannot say: https, plain http only to loopback in development, no
+ * fragment nor credentials, and a query only where the caller allows one.
+ */
+export function tenantUrlProblem(raw: string, { dev, allowQuery }: { dev: boolean; allowQuery: boolean }): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol !== 'https:' && !(loopbackHttp && dev)) {
+    return loopbackHttp ? 'http is allowed for loopback only when the service runs with TESSERA_DEV=1; use https' : 'must use https';
+  }
+  if (url.hash || url.username || url.password || (url.search && !allowQuery))
+    return allowQuery ? 'must not carry a fragment or credentials' : 'must not carry a query, a fragment or credentials';
+  return undefined;
+}
+
+/** The guarded lookup's refusal, wherever undici wrapped it (an AggregateError, a cause). */
+export function forbiddenIn(error: unknown, depth = 0): ForbiddenDestinationError | undefined {
+  if (error instanceof ForbiddenDestinationError) return error;
+  if (depth > 4 || !(error instanceof Error)) return undefined;
+  const inner = error instanceof AggregateError ? error.errors : [error.cause];
+  for (const e of inner) {
+    const found = forbiddenIn(e, depth + 1);
+    if (found) return found;
+  }
   return undefined;
 }

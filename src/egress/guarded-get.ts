@@ -1,0 +1,85 @@
+import { Agent, request } from 'undici';
+import { checkLiteralHost, forbiddenIn, guardedLookup, type ResolveAll } from './address-policy.ts';
+
+export interface GuardedGetOptions {
+  /** Loopback may be reached (development mode, tests); the other forbidden networks never are. */
+  allowLoopback: boolean;
+  /** The whole exchange, headers and body. */
+  timeoutMs: number;
+  maxBytes: number;
+  /** How a name is resolved when connecting; the system resolver unless given (tests answer for a name). */
+  resolveAll?: ResolveAll;
+}
+
+/** Why a document could not be had; the message names the reason, never the body. */
+export class GuardedGetError extends Error {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
+    this.name = 'GuardedGetError';
+  }
+}
+
+/**
+ * GETs JSON documents from URLs a tenant chose, under the address policy at every connection
+ * (DNS rebinding after a URL was registered gains nothing), with no redirects (undici's request
+ * follows none), a timeout over the whole exchange and a bound on the body.
+ */
+export class GuardedGet {
+  readonly #options: GuardedGetOptions;
+  readonly #dispatcher: Agent;
+
+  constructor(options: GuardedGetOptions) {
+    this.#options = options;
+    this.#dispatcher = new Agent({ connect: { lookup: guardedLookup(options), timeout: options.timeoutMs } });
+  }
+
+  async json(url: URL, accept: string): Promise<unknown> {
+    // An IP literal never reaches the lookup: its address is checked here.
+    const refused = checkLiteralHost(url, this.#options);
+    if (refused) throw new GuardedGetError(refused.message);
+    const signal = AbortSignal.timeout(this.#options.timeoutMs);
+    let text: string;
+    try {
+      const response = await request(url, { method: 'GET', headers: { accept }, signal, dispatcher: this.#dispatcher });
+      if (response.statusCode !== 200) {
+        await response.body.dump();
+        throw new GuardedGetError(`answered HTTP ${response.statusCode}`);
+      }
+      if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(String(response.headers['content-type'] ?? ''))) {
+        await response.body.dump();
+        throw new GuardedGetError('did not answer JSON (Content-Type)');
+      }
+      text = await this.#read(response.body);
+    } catch (error) {
+      if (error instanceof GuardedGetError) throw error;
+      const forbidden = forbiddenIn(error);
+      if (forbidden) throw new GuardedGetError(forbidden.message, { cause: error });
+      throw new GuardedGetError(signal.aborted ? `did not answer within ${this.#options.timeoutMs} ms` : 'could not be reached', { cause: error });
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      // The parser's message would quote the body.
+      throw new GuardedGetError('answered something that is not JSON');
+    }
+  }
+
+  async #read(body: AsyncIterable<Buffer>): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > this.#options.maxBytes) throw new GuardedGetError(`answered more than ${this.#options.maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    } catch {
+      throw new GuardedGetError('answered something that is not UTF-8');
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#dispatcher.close();
+  }
+}

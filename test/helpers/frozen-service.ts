@@ -21,6 +21,8 @@ export interface FrozenServiceOptions {
   wrapStore?: (store: Store) => Store;
   /** TESSERA_LOGIN_FAILURE_TIME: a test of a hundred failures asks for the shortest, 100 ms. */
   loginFailureTimeMs?: number;
+  /** TESSERA_DEV: URLs a tenant registers (a jwks_uri, an SVID bundle) may then be loopback http, as the test's servers are. */
+  dev?: boolean;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function startFrozenService(backend: Backend, clock: TestClock, opt
   const app = await buildApp({
     store: options.wrapStore ? options.wrapStore(store) : store,
     config: {
-      dev: false,
+      dev: options.dev ?? false,
       bodyLimit: 1_048_576,
       logLevel: 'silent',
       secret: TEST_SECRET,

@@ -1,24 +1,11 @@
-import { Agent, type Dispatcher } from 'undici';
 import { ATTRIBUTE, injectTraceContext, inSpan, SpanKind, serverOf, tracingOn } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
+import { sendRequest } from './service-http.ts';
 
 export interface TokenResponse {
   accessToken: string;
   /** Absolute expiry in ms, from expires_in; undefined when the service gave none. */
   expiresAt: number | undefined;
-}
-
-/**
- * Keep-alive connections to token endpoints, of this undici and not the global dispatcher
- * (Node's bundled undici, a second copy that would cost ~10 MiB more to load); one agent per
- * timeout, because the connect timeout is an agent's setting and must not outlast the
- * deadline, or an unreachable endpoint would pile up half-open sockets for undici's 10 s.
- */
-const agents = new Map<number, Agent>();
-function agentFor(timeoutMs: number): Agent {
-  let agent = agents.get(timeoutMs);
-  if (!agent) agents.set(timeoutMs, (agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: timeoutMs } })));
-  return agent;
 }
 
 /**
@@ -39,7 +26,7 @@ export async function postTokenRequest(
   let status: number;
   let text: string;
   try {
-    ({ status, text } = await (tracingOn() ? postInSpan(url, headers, form, timeoutMs) : postForm(url, headers, form.toString(), timeoutMs)));
+    ({ status, text } = await (tracingOn() ? postInSpan(url, headers, form, timeoutMs) : sendRequest('POST', url, headers, form.toString(), timeoutMs)));
   } catch (error) {
     const timedOut = Date.now() - started >= timeoutMs - 5;
     throw new GatewayError(
@@ -64,7 +51,7 @@ export async function postTokenRequest(
   return { accessToken: body.access_token, expiresAt: expiresIn === undefined ? undefined : Date.now() + expiresIn * 1000 };
 }
 
-/** postForm in a client span, the token endpoint's spans its children (their `traceparent` is the span's). */
+/** sendRequest in a client span, the token endpoint's spans its children (their `traceparent` is the span's). */
 function postInSpan(url: string, headers: Record<string, string>, form: URLSearchParams, timeoutMs: number): Promise<{ status: number; text: string }> {
   const attributes = { ...serverOf(url), [ATTRIBUTE.grant]: form.get('grant_type') ?? '' };
   return inSpan(
@@ -72,7 +59,7 @@ function postInSpan(url: string, headers: Record<string, string>, form: URLSearc
     attributes,
     async (span) => {
       injectTraceContext(headers);
-      const answer = await postForm(url, headers, form.toString(), timeoutMs);
+      const answer = await sendRequest('POST', url, headers, form.toString(), timeoutMs);
       span?.setAttribute('http.response.status_code', answer.status);
       return answer;
     },
@@ -111,61 +98,4 @@ function refusal(status: number, body: { error?: unknown; error_description?: un
   if (code === 'invalid_client')
     return new GatewayError('GATEWAY_CLIENT_REFUSED', `${what} failed: the token endpoint refused the gateway's client credentials (${code})`, { cause });
   return new GatewayError('GATEWAY_TOKEN_ENDPOINT_REFUSED', `${what} failed: the token endpoint refused the request (${status} ${code})`, { cause });
-}
-
-const MAX_TOKEN_RESPONSE_BYTES = 65_536;
-
-/**
- * The POST through undici's dispatch handler: the answer is a few hundred bytes, so it is
- * gathered in memory rather than read through a response stream built per request. The
- * deadline covers connecting too: it settles the promise even before a socket exists.
- */
-function postForm(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
-  const { origin, pathname, search } = new URL(url);
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    let bytes = 0;
-    const chunks: Buffer[] = [];
-    let controller: Dispatcher.DispatchController | undefined;
-    let settled = false;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      outcome();
-    };
-    const deadline = setTimeout(() => {
-      const error = new Error('the deadline passed');
-      settle(() => reject(error));
-      controller?.abort(error);
-    }, timeoutMs);
-    agentFor(timeoutMs).dispatch(
-      { origin, path: `${pathname}${search}`, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      {
-        onRequestStart(c) {
-          controller = c;
-          if (settled) c.abort(new Error('the deadline passed'));
-        },
-        onResponseStart(_c, statusCode) {
-          status = statusCode;
-        },
-        onResponseData(c, chunk) {
-          bytes += chunk.length;
-          chunks.push(chunk);
-          // A token response is small; past 64 KiB it is not one: stop reading, and the
-          // truncated text is then no JSON (MALFORMED, or REFUSED with its status).
-          if (bytes > MAX_TOKEN_RESPONSE_BYTES) {
-            settle(() => resolve({ status, text: '' })); // before abort, whose error comes back at once
-            c.abort(new Error('the token response is too large'));
-          }
-        },
-        onResponseEnd() {
-          settle(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
-        },
-        onResponseError(_c, error) {
-          settle(() => reject(error));
-        },
-      },
-    );
-  });
 }

@@ -1,5 +1,6 @@
 import { ATTRIBUTE, injectTraceContext, inSpan, SpanKind, serverOf, tracingOn } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
+import type { ClientAuthentication } from './client-authentication.ts';
 import { sendRequest } from './service-http.ts';
 
 export interface TokenResponse {
@@ -9,19 +10,20 @@ export interface TokenResponse {
 }
 
 /**
- * One form POST to `<service_base_url>/oauth2/tokens` with a deadline. Anything but a 200
+ * One form POST to `<service_base_url>/oauth2/tokens` with a deadline, the client's
+ * credentials added (a fresh assertion for each, when it has a key). Anything but a 200
  * with a usable access_token is a 502; the log cause names the status and the OAuth error
  * code, never a token.
  */
 export async function postTokenRequest(
   url: string,
   form: URLSearchParams,
-  basic: { id: string; secret: string } | undefined,
+  client: ClientAuthentication | undefined,
   timeoutMs: number,
   what: string,
 ): Promise<TokenResponse> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-  if (basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`;
+  await client?.addTo(form, headers, what);
   const started = Date.now();
   let status: number;
   let text: string;
@@ -41,7 +43,11 @@ export async function postTokenRequest(
   } catch {
     body = undefined;
   }
-  if (status !== 200) throw refusal(status, body, what);
+  if (status !== 200) {
+    const refused = refusal(status, body, what);
+    if (refused.code === 'GATEWAY_CLIENT_REFUSED') client?.refused?.();
+    throw refused;
+  }
   if (typeof body?.access_token !== 'string' || body.access_token === '') {
     throw new GatewayError('GATEWAY_TOKEN_ENDPOINT_MALFORMED', `${what} failed: the token endpoint's answer has no access_token`, {
       cause: new Error(body ? 'no access_token' : 'not JSON'),

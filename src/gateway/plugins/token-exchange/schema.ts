@@ -1,5 +1,6 @@
 import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../../../oauth/tokens/token-types.ts';
 import { GatewayConfigError, type KeyNamer } from '../../settings/config-error.ts';
+import { CLIENT_AUTH_VALUES, type PluginClient, readClientParams } from './client-params.ts';
 import { convert, type Kind } from './param-kinds.ts';
 
 export const ACTOR_MODES = ['oauth_client', 'gate_svid', 'request_actor'] as const;
@@ -25,6 +26,9 @@ export const FIELDS = {
   actor_strip_after_exchange: { kind: 'boolean', default: true },
   oauth_client_id: { kind: 'text' },
   oauth_client_secret: { kind: 'text' },
+  oauth_client_private_key_file: { kind: 'path' },
+  oauth_client_key_id: { kind: 'text' },
+  oauth_client_auth: { kind: CLIENT_AUTH_VALUES },
   requested_token_type: { kind: TOKEN_TYPE_URIS },
   scope: { kind: 'text' },
   audience: { kind: 'list' },
@@ -52,7 +56,7 @@ export interface TokenExchangeParams {
     | { mode: 'gate_svid'; source: 'env'; envVar: string }
     | { mode: 'gate_svid'; source: 'workload_api'; socket: string; audience?: string }
     | { mode: 'request_actor'; header?: string; cookie?: string; strip: boolean };
-  client?: { id: string; secret: string };
+  client?: PluginClient;
   requestedTokenType: TokenTypeUri;
   scope?: string;
   audience: string[];
@@ -143,14 +147,7 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
     actor = { mode };
   }
 
-  if (present('oauth_client_id') !== present('oauth_client_secret')) {
-    throw new GatewayConfigError(
-      at(present('oauth_client_id') ? 'oauth_client_secret' : 'oauth_client_id'),
-      'is required together with the other of oauth_client_id and oauth_client_secret',
-    );
-  }
-  if (mode === 'oauth_client' && !present('oauth_client_id'))
-    throw new GatewayConfigError(at('oauth_client_id'), 'is required with actor_mode=oauth_client (with oauth_client_secret)');
+  const client = readClientParams({ present, read, at }, mode);
   const requestedTokenType = require('requested_token_type', '') as TokenExchangeParams['requestedTokenType'];
   if (requestedTokenType === TOKEN_TYPE.jwt) {
     forbid(['scope', 'audience', 'resource'], 'with requested_token_type access_token (the service refuses them for jwt output)');
@@ -168,7 +165,7 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
       strip: read('subject_strip_after_exchange') as boolean,
     },
     actor,
-    ...(present('oauth_client_id') ? { client: { id: read('oauth_client_id') as string, secret: read('oauth_client_secret') as string } } : {}),
+    ...(client ? { client } : {}),
     requestedTokenType,
     ...(present('scope') ? { scope: read('scope') as string } : {}),
     audience: (read('audience') as string[] | undefined) ?? [],

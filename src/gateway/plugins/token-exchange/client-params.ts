@@ -30,6 +30,8 @@ const CREDENTIALS = ['oauth_client_secret', 'oauth_client_private_key_file', 'oa
 export function readClientParams(given: GivenParameters, mode: string): PluginClient | undefined {
   const named = (name: (typeof CREDENTIALS)[number]) => (name === 'oauth_client_auth' ? `${given.at(name)}=svid` : given.at(name));
   const ways = CREDENTIALS.filter((name) => name !== 'oauth_client_auth' || mode === 'gate_svid').map(named);
+  // Read, so a value other than svid is refused even where the rules below would not look at it.
+  if (given.present('oauth_client_auth')) given.read('oauth_client_auth');
   const set = CREDENTIALS.filter((name) => given.present(name));
   if (given.present('oauth_client_key_id') && !given.present('oauth_client_private_key_file'))
     throw new GatewayConfigError(given.at('oauth_client_key_id'), `applies only with ${given.at('oauth_client_private_key_file')}: the id of its key`);

@@ -1,6 +1,7 @@
 import { GatewayConfigError } from '../../settings/config-error.ts';
 import type { PluginDefinition } from '../plugin.ts';
 import { type ClientKeys, checkPluginClient } from './client-check.ts';
+import { ClientKeyFileError } from './client-key-file.ts';
 import { tokenExchangePlugin } from './handler.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './schema.ts';
 import { openSvidSource } from './svid-source.ts';
@@ -51,13 +52,14 @@ export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangePara
   async build({ id, enabled, params, keys }, log) {
     // The file and environment sources are the handler's own; only the Workload API's is loaded apart.
     const workloadApi = params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? await openSvidSource(params) : undefined;
-    return tokenExchangePlugin(id, enabled, params, {
-      ...(workloadApi ? { workloadApi } : {}),
-      reportKeyFailure: (reason) =>
-        log.warn(
-          { plugin: id },
-          `${keys.clientKeyFile} changed into a file that cannot be used (it ${reason}); assertions are signed with the key read before until it is fixed`,
-        ),
-    });
+    const reportKeyFailure = (reason: string) =>
+      log.warn({ plugin: id }, `${keys.clientKeyFile} changed into a file that cannot be used (it ${reason}); assertions are signed with the key read before`);
+    try {
+      return tokenExchangePlugin(id, enabled, params, { ...(workloadApi ? { workloadApi } : {}), reportKeyFailure });
+    } catch (error) {
+      // The key file was fine when the configuration was read, and has changed since.
+      if (error instanceof ClientKeyFileError) throw new GatewayConfigError(keys.clientKeyFile, error.message);
+      throw error;
+    }
   },
 };

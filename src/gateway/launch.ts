@@ -13,7 +13,7 @@ import { checkPluginClients } from './startup-check.ts';
 export async function launchGateway(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
   const readiness = await checkPluginClients(config, log);
   try {
-    const plugins = await buildPlugins(config);
+    const plugins = await buildPlugins(config, log);
     const gateway = await startGateway(config, plugins, log, { readiness: readiness.status }).catch(async (error: unknown) => {
       await Promise.all(plugins.map((p) => p.close?.()));
       throw explainListenError(error, [

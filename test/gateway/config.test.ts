@@ -50,7 +50,7 @@ describe('Gateway configuration', () => {
           serviceBaseUrl: 'http://127.0.0.1:8080',
           subject: { header: 'Authorization', cookie: undefined, tokenType: undefined, strip: true },
           actor: { mode: 'oauth_client' },
-          client: { id: 'cli_gateway', secret: 'tcs_secret' },
+          client: { id: 'cli_gateway', method: 'client_secret_basic', secret: 'tcs_secret' },
           requestedTokenType: AT,
           audience: [],
           resource: [],
@@ -63,6 +63,8 @@ describe('Gateway configuration', () => {
           entry: 'GATEWAY_PLUGINS_0',
           clientId: `${P}OAUTH_CLIENT_ID`,
           clientSecret: `${P}OAUTH_CLIENT_SECRET`,
+          clientKeyFile: `${P}OAUTH_CLIENT_PRIVATE_KEY_FILE`,
+          clientAuth: `${P}OAUTH_CLIENT_AUTH`,
           subjectCookie: `${P}SUBJECT_COOKIE_WITH_TOKEN`,
           actorMode: `${P}ACTOR_MODE`,
           outputHeader: `${P}OUTPUT_HEADER`,
@@ -172,7 +174,11 @@ describe('Gateway configuration', () => {
       { [`${P}OAUTH_CLIENT_ID`]: undefined, [`${P}OAUTH_CLIENT_SECRET`]: undefined },
       /^GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: is required with actor_mode=oauth_client/,
     ],
-    ['a client id without its secret', { [`${P}OAUTH_CLIENT_SECRET`]: undefined }, /^GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: is required together/],
+    [
+      'a client id without its secret',
+      { [`${P}OAUTH_CLIENT_SECRET`]: undefined },
+      /^GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: needs one of GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET or GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_PRIVATE_KEY_FILE set/,
+    ],
     [
       'gate_svid without a source',
       { [`${P}ACTOR_MODE`]: 'gate_svid' },
@@ -293,13 +299,15 @@ describe('Gateway configuration', () => {
       env: { GATEWAY_PORT: '9100', [`${P}OAUTH_CLIENT_SECRET`]: 'tcs_env', [`${P}AUDIENCE_0`]: 'from-env', PATH: '/usr/bin' },
     });
     assert.deepEqual([config.port, config.adminPort, config.defaultTarget], [9100, 9001, 'http://file.example']);
-    assert.deepEqual(config.plugins[0]!.params.client, { id: 'cli_file', secret: 'tcs_env' });
+    assert.deepEqual(config.plugins[0]!.params.client, { id: 'cli_file', method: 'client_secret_basic', secret: 'tcs_env' });
     assert.deepEqual(config.plugins[0]!.params.audience, ['from-env'], "a list from the environment replaces the file's");
     assert.deepEqual(config.keys, { port: 'GATEWAY_PORT', adminPort: 'admin_port' });
     assert.deepEqual(config.plugins[0]!.keys, {
       entry: 'plugins[0]',
       clientId: 'plugins[0].parameters.oauth_client_id',
       clientSecret: `${P}OAUTH_CLIENT_SECRET`,
+      clientKeyFile: 'plugins[0].parameters.oauth_client_private_key_file',
+      clientAuth: 'plugins[0].parameters.oauth_client_auth',
       subjectCookie: 'plugins[0].parameters.subject_cookie_with_token',
       actorMode: 'plugins[0].parameters.actor_mode',
       outputHeader: 'plugins[0].parameters.output_header',

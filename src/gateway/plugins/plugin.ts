@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
 import type { ForwardHeaders } from '../request/headers.ts';
 import type { Inbound } from '../request/inbound.ts';
 import type { Route } from '../request/routing.ts';
@@ -63,7 +64,8 @@ export interface PluginDefinition<Type extends string = string, Params = unknown
   readsVariables?(params: Params): string[];
   /** What to ask once before anything listens, and again until it answers; undefined: nothing. */
   startupCheck?(plugin: PluginConfig<Type, Params, Keys>): (() => Promise<StartupOutcome>) | undefined;
-  build(plugin: PluginConfig<Type, Params, Keys>): Promise<RequestPlugin>;
+  /** The instance for a validated entry; `log` is for what it meets while it runs (never a request's tokens). */
+  build(plugin: PluginConfig<Type, Params, Keys>, log: Logger): Promise<RequestPlugin>;
   /**
    * Why this instance cannot serve forward auth, where the user's proxy, not the gateway,
    * forwards the request (design §8); undefined: it can. Without it, a type is refused there.

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { GatewayConfigError } from '../settings/config-error.ts';
 import type { ForwardAuthProxy, PluginConfig, PluginDefinition, RequestPlugin, StartupOutcome } from './plugin.ts';
 import { tokenExchange } from './token-exchange/definition.ts';
@@ -25,8 +26,8 @@ export function pluginDefinition(type: unknown): PluginDefinition | undefined {
 
 const definitionOf = (plugin: ConfiguredPlugin) => byType.get(plugin.type)!;
 
-export function buildPlugin(plugin: ConfiguredPlugin): Promise<RequestPlugin> {
-  return definitionOf(plugin).build(plugin);
+export function buildPlugin(plugin: ConfiguredPlugin, log: Logger): Promise<RequestPlugin> {
+  return definitionOf(plugin).build(plugin, log);
 }
 
 export function pluginStartupCheck(plugin: ConfiguredPlugin): (() => Promise<StartupOutcome>) | undefined {

@@ -3,6 +3,7 @@ import { BackgroundRefresh, Backoff, realSchedule, type Schedule } from '../../.
 import { SingleFlightOne } from '../../../concurrency/single-flight.ts';
 import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
+import { type ClientAuthentication, clientAuthenticationOf } from './client-authentication.ts';
 import { postTokenRequest, type TokenResponse } from './exchange-client.ts';
 import type { TokenExchangeParams } from './schema.ts';
 
@@ -27,14 +28,17 @@ const unavailable = (message: string, cause?: unknown) => new GatewayError('GATE
  */
 export class OAuthClientActor implements ActorSource {
   readonly #params: TokenExchangeParams;
+  readonly #client: ClientAuthentication | undefined;
   /** A failed renewal is retried after 2 s, doubling to at most a minute. */
   readonly #backoff = new Backoff({ initialMs: 2_000, maxMs: 60_000 });
   readonly #renewal: BackgroundRefresh;
   readonly #minting = new SingleFlightOne<TokenResponse>();
   #current: TokenResponse | undefined;
 
-  constructor(params: TokenExchangeParams, schedule: Schedule = realSchedule) {
+  /** `client` defaults to one made from the parameters; a plugin passes the one its exchanges use too. */
+  constructor(params: TokenExchangeParams, schedule: Schedule = realSchedule, client = clientAuthenticationOf(params)) {
     this.#params = params;
+    this.#client = client;
     this.#renewal = new BackgroundRefresh(() => this.#mint(), this.#backoff, schedule);
   }
 
@@ -54,7 +58,7 @@ export class OAuthClientActor implements ActorSource {
       postTokenRequest(
         `${this.#params.serviceBaseUrl}/oauth2/tokens`,
         new URLSearchParams({ grant_type: 'client_credentials' }),
-        this.#params.client,
+        this.#client,
         this.#params.timeoutMs,
         "minting the gateway's client_credentials token",
       )
@@ -121,4 +125,11 @@ export class SvidEnvActor implements ActorSource {
     if (!svid) throw unavailable(`the environment variable ${this.#name} holds no SVID`);
     return { token: svid, type: TOKEN_TYPE.jwt };
   }
+}
+
+/** The gate_svid actor's SVIDs from a file or the environment; the Workload API's source is loaded apart (definition.ts). */
+export function svidSource(actor: TokenExchangeParams['actor'], now?: () => number): ActorSource | undefined {
+  if (actor.mode === 'gate_svid' && actor.source === 'file') return new SvidFileActor(actor.filePath, actor.reloadMs, now);
+  if (actor.mode === 'gate_svid' && actor.source === 'env') return new SvidEnvActor(actor.envVar);
+  return undefined;
 }

@@ -1,8 +1,10 @@
 import { GatewayConfigError } from '../../settings/config-error.ts';
 import type { PluginDefinition } from '../plugin.ts';
-import { askForClientToken, type ClientKeys } from './client-check.ts';
+import { type ClientKeys, checkPluginClient } from './client-check.ts';
+import { ClientKeyFileError } from './client-key-file.ts';
 import { tokenExchangePlugin } from './handler.ts';
 import { FIELD_NAMES, readTokenExchangeParams, type TokenExchangeParams } from './schema.ts';
+import { openSvidSource } from './svid-source.ts';
 
 /** The settings start-up messages name: the client's, and those forward auth checks. */
 type TokenExchangeKeys = ClientKeys & { subjectCookie: string; outputHeader: string; actorMode: string };
@@ -15,16 +17,15 @@ export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangePara
   keys: (parameter) => ({
     clientId: parameter('oauth_client_id'),
     clientSecret: parameter('oauth_client_secret'),
+    clientKeyFile: parameter('oauth_client_private_key_file'),
+    clientAuth: parameter('oauth_client_auth'),
     subjectCookie: parameter('subject_cookie_with_token'),
     outputHeader: parameter('output_header'),
     actorMode: parameter('actor_mode'),
   }),
   readsVariables: ({ actor }) => (actor.mode === 'gate_svid' && actor.source === 'env' ? [actor.envVar] : []),
   // A wrong secret stops start-up instead of failing the first proxied request.
-  startupCheck: (plugin) => {
-    const client = plugin.params.client;
-    return client === undefined ? undefined : () => askForClientToken(plugin, client);
-  },
+  startupCheck: (plugin) => (plugin.params.client === undefined ? undefined : () => checkPluginClient(plugin)),
   // Behind forward auth the user's proxy forwards the caller's request with our answer's headers
   // written over its own: only a token in the header we overwrite is sure to be gone.
   forwardAuthRefusal({ params, keys }, proxy) {
@@ -48,15 +49,17 @@ export const tokenExchange: PluginDefinition<'token-exchange', TokenExchangePara
       );
     return undefined;
   },
-  async build({ id, enabled, params }) {
-    const actor = params.actor;
-    if (actor.mode === 'gate_svid' && actor.source === 'workload_api') {
-      // gRPC and protobuf are loaded only by a gateway that talks to a Workload API.
-      const { WorkloadApiActor } = await import('./workload-api/workload-api-actor.ts');
-      // The service checks the SVID's aud against its token endpoint, so that is the default ask.
-      const workloadApi = new WorkloadApiActor({ socket: actor.socket, audience: actor.audience ?? `${params.serviceBaseUrl}/oauth2/tokens` });
-      return tokenExchangePlugin(id, enabled, params, { workloadApi });
+  async build({ id, enabled, params, keys }, log) {
+    // The file and environment sources are the handler's own; only the Workload API's is loaded apart.
+    const workloadApi = params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api' ? await openSvidSource(params) : undefined;
+    const reportKeyFailure = (reason: string) =>
+      log.warn({ plugin: id }, `${keys.clientKeyFile} changed into a file that cannot be used (it ${reason}); assertions are signed with the key read before`);
+    try {
+      return tokenExchangePlugin(id, enabled, params, { ...(workloadApi ? { workloadApi } : {}), reportKeyFailure });
+    } catch (error) {
+      // The key file was fine when the configuration was read, and has changed since.
+      if (error instanceof ClientKeyFileError) throw new GatewayConfigError(keys.clientKeyFile, error.message);
+      throw error;
     }
-    return tokenExchangePlugin(id, enabled, params);
   },
 };

@@ -1,6 +1,7 @@
-import { Agent, type Dispatcher } from 'undici';
 import { ATTRIBUTE, injectTraceContext, inSpan, SpanKind, serverOf, tracingOn } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
+import type { ClientAuthentication } from './client-authentication.ts';
+import { sendRequest } from './service-http.ts';
 
 export interface TokenResponse {
   accessToken: string;
@@ -9,37 +10,25 @@ export interface TokenResponse {
 }
 
 /**
- * Keep-alive connections to token endpoints, of this undici and not the global dispatcher
- * (Node's bundled undici, a second copy that would cost ~10 MiB more to load); one agent per
- * timeout, because the connect timeout is an agent's setting and must not outlast the
- * deadline, or an unreachable endpoint would pile up half-open sockets for undici's 10 s.
- */
-const agents = new Map<number, Agent>();
-function agentFor(timeoutMs: number): Agent {
-  let agent = agents.get(timeoutMs);
-  if (!agent) agents.set(timeoutMs, (agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: timeoutMs } })));
-  return agent;
-}
-
-/**
- * One form POST to `<service_base_url>/oauth2/tokens` with a deadline. Anything but a 200
+ * One form POST to `<service_base_url>/oauth2/tokens` with a deadline, the client's
+ * credentials added (a fresh assertion for each, when it has a key). Anything but a 200
  * with a usable access_token is a 502; the log cause names the status and the OAuth error
  * code, never a token.
  */
 export async function postTokenRequest(
   url: string,
   form: URLSearchParams,
-  basic: { id: string; secret: string } | undefined,
+  client: ClientAuthentication | undefined,
   timeoutMs: number,
   what: string,
 ): Promise<TokenResponse> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-  if (basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`;
+  await client?.addTo(form, headers, what);
   const started = Date.now();
   let status: number;
   let text: string;
   try {
-    ({ status, text } = await (tracingOn() ? postInSpan(url, headers, form, timeoutMs) : postForm(url, headers, form.toString(), timeoutMs)));
+    ({ status, text } = await (tracingOn() ? postInSpan(url, headers, form, timeoutMs) : sendRequest('POST', url, headers, form.toString(), timeoutMs)));
   } catch (error) {
     const timedOut = Date.now() - started >= timeoutMs - 5;
     throw new GatewayError(
@@ -54,7 +43,11 @@ export async function postTokenRequest(
   } catch {
     body = undefined;
   }
-  if (status !== 200) throw refusal(status, body, what);
+  if (status !== 200) {
+    const refused = refusal(status, body, what);
+    if (refused.code === 'GATEWAY_CLIENT_REFUSED') client?.refused?.();
+    throw refused;
+  }
   if (typeof body?.access_token !== 'string' || body.access_token === '') {
     throw new GatewayError('GATEWAY_TOKEN_ENDPOINT_MALFORMED', `${what} failed: the token endpoint's answer has no access_token`, {
       cause: new Error(body ? 'no access_token' : 'not JSON'),
@@ -64,7 +57,7 @@ export async function postTokenRequest(
   return { accessToken: body.access_token, expiresAt: expiresIn === undefined ? undefined : Date.now() + expiresIn * 1000 };
 }
 
-/** postForm in a client span, the token endpoint's spans its children (their `traceparent` is the span's). */
+/** sendRequest in a client span, the token endpoint's spans its children (their `traceparent` is the span's). */
 function postInSpan(url: string, headers: Record<string, string>, form: URLSearchParams, timeoutMs: number): Promise<{ status: number; text: string }> {
   const attributes = { ...serverOf(url), [ATTRIBUTE.grant]: form.get('grant_type') ?? '' };
   return inSpan(
@@ -72,7 +65,7 @@ function postInSpan(url: string, headers: Record<string, string>, form: URLSearc
     attributes,
     async (span) => {
       injectTraceContext(headers);
-      const answer = await postForm(url, headers, form.toString(), timeoutMs);
+      const answer = await sendRequest('POST', url, headers, form.toString(), timeoutMs);
       span?.setAttribute('http.response.status_code', answer.status);
       return answer;
     },
@@ -111,61 +104,4 @@ function refusal(status: number, body: { error?: unknown; error_description?: un
   if (code === 'invalid_client')
     return new GatewayError('GATEWAY_CLIENT_REFUSED', `${what} failed: the token endpoint refused the gateway's client credentials (${code})`, { cause });
   return new GatewayError('GATEWAY_TOKEN_ENDPOINT_REFUSED', `${what} failed: the token endpoint refused the request (${status} ${code})`, { cause });
-}
-
-const MAX_TOKEN_RESPONSE_BYTES = 65_536;
-
-/**
- * The POST through undici's dispatch handler: the answer is a few hundred bytes, so it is
- * gathered in memory rather than read through a response stream built per request. The
- * deadline covers connecting too: it settles the promise even before a socket exists.
- */
-function postForm(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
-  const { origin, pathname, search } = new URL(url);
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    let bytes = 0;
-    const chunks: Buffer[] = [];
-    let controller: Dispatcher.DispatchController | undefined;
-    let settled = false;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      outcome();
-    };
-    const deadline = setTimeout(() => {
-      const error = new Error('the deadline passed');
-      settle(() => reject(error));
-      controller?.abort(error);
-    }, timeoutMs);
-    agentFor(timeoutMs).dispatch(
-      { origin, path: `${pathname}${search}`, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      {
-        onRequestStart(c) {
-          controller = c;
-          if (settled) c.abort(new Error('the deadline passed'));
-        },
-        onResponseStart(_c, statusCode) {
-          status = statusCode;
-        },
-        onResponseData(c, chunk) {
-          bytes += chunk.length;
-          chunks.push(chunk);
-          // A token response is small; past 64 KiB it is not one: stop reading, and the
-          // truncated text is then no JSON (MALFORMED, or REFUSED with its status).
-          if (bytes > MAX_TOKEN_RESPONSE_BYTES) {
-            settle(() => resolve({ status, text: '' })); // before abort, whose error comes back at once
-            c.abort(new Error('the token response is too large'));
-          }
-        },
-        onResponseEnd() {
-          settle(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
-        },
-        onResponseError(_c, error) {
-          settle(() => reject(error));
-        },
-      },
-    );
-  });
 }

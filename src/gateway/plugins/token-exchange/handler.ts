@@ -1,9 +1,11 @@
 import { hash } from 'node:crypto';
+import { realSchedule } from '../../../concurrency/refresh-with-backoff.ts';
 import { TOKEN_TYPE } from '../../../oauth/tokens/token-types.ts';
 import { ATTRIBUTE, noteOnSpan, tracingOn } from '../../../telemetry/spans.ts';
 import { GatewayError } from '../../request/gateway-error.ts';
 import type { PluginContext, RequestPlugin } from '../plugin.ts';
-import { type ActorSource, type ActorToken, OAuthClientActor, SvidEnvActor, SvidFileActor } from './actor-sources.ts';
+import { type ActorSource, type ActorToken, OAuthClientActor, svidSource } from './actor-sources.ts';
+import { clientAuthenticationOf } from './client-authentication.ts';
 import { countCookie, readToken, stripToken, type TokenLocation } from './credentials.ts';
 import { DelegatedTokenCache } from './delegated-token-cache.ts';
 import { postTokenRequest } from './exchange-client.ts';
@@ -18,14 +20,6 @@ function lastHash(): (text: string) => string {
   return (next) => (next === text ? digest : (digest = sha256((text = next))));
 }
 
-function actorSource(params: TokenExchangeParams, now?: () => number): ActorSource | undefined {
-  const actor = params.actor;
-  if (actor.mode === 'oauth_client') return new OAuthClientActor(params);
-  if (actor.mode === 'gate_svid' && actor.source === 'file') return new SvidFileActor(actor.filePath, actor.reloadMs, now);
-  if (actor.mode === 'gate_svid' && actor.source === 'env') return new SvidEnvActor(actor.envVar);
-  return undefined;
-}
-
 /**
  * Spec §1, §4.1: swaps the caller's token for a delegated one before the request goes on.
  * Every failure throws before a header is written, so nothing of the request leaves.
@@ -35,6 +29,8 @@ export interface PluginOptions {
   oauthClient?: ActorSource;
   /** The clock of the delegated-token cache and of the SVID file's reload interval; tests freeze it. */
   now?: () => number;
+  /** Hears of a client key file that changed into one that cannot sign (the last good key is kept). */
+  reportKeyFailure?: (reason: string) => void;
 }
 
 /** Where a token is read from, in words for the caller: `header Authorization`, `cookie session`. */
@@ -63,10 +59,11 @@ function requireToken(headers: PluginContext['headers'], at: TokenLocation, part
 const READINESS_TIMEOUT_MS = 2_000;
 
 export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenExchangeParams, sources: PluginOptions = {}): RequestPlugin {
-  const source =
-    params.actor.mode === 'gate_svid' && params.actor.source === 'workload_api'
-      ? sources.workloadApi
-      : (sources.oauthClient ?? actorSource(params, sources.now));
+  const svids =
+    params.actor.mode === 'gate_svid' ? (params.actor.source === 'workload_api' ? sources.workloadApi : svidSource(params.actor, sources.now)) : undefined;
+  // One authentication for the client's own mints and the exchanges: one key file, one issuer look-up.
+  const client = clientAuthenticationOf(params, { svids, reportKeyFailure: sources.reportKeyFailure });
+  const source = params.actor.mode === 'oauth_client' ? (sources.oauthClient ?? new OAuthClientActor(params, realSchedule, client)) : svids;
   if (params.actor.mode !== 'request_actor' && !source) throw new TypeError(`plugin ${id}: no actor source for ${JSON.stringify(params.actor)}`);
   const subjectAt: TokenLocation = { header: params.subject.header, cookie: params.subject.cookie };
   const actorAt: TokenLocation | undefined = params.actor.mode === 'request_actor' ? { header: params.actor.header, cookie: params.actor.cookie } : undefined;
@@ -86,7 +83,7 @@ export function tokenExchangePlugin(id: string, enabled: boolean, params: TokenE
     form.set('subject_token_type', params.subject.tokenType ?? (subject.startsWith('eyJ') ? TOKEN_TYPE.jwt : TOKEN_TYPE.accessToken));
     form.set('actor_token', actor.token);
     form.set('actor_token_type', actor.type);
-    const { accessToken, expiresAt } = await postTokenRequest(tokenUrl, form, params.client, params.timeoutMs, 'the token exchange');
+    const { accessToken, expiresAt } = await postTokenRequest(tokenUrl, form, client, params.timeoutMs, 'the token exchange');
     return { token: accessToken, expiresAt };
   }
 

@@ -1,24 +1,10 @@
 import { TOKEN_TYPE, TOKEN_TYPE_URIS, type TokenTypeUri } from '../../../oauth/tokens/token-types.ts';
 import { GatewayConfigError, type KeyNamer } from '../../settings/config-error.ts';
-import { parseDuration } from '../../settings/duration.ts';
+import { CLIENT_AUTH_VALUES, type PluginClient, readClientParams } from './client-params.ts';
+import { convert, type Kind } from './param-kinds.ts';
 
 export const ACTOR_MODES = ['oauth_client', 'gate_svid', 'request_actor'] as const;
 export const SVID_SOURCES = ['file', 'env', 'workload_api'] as const;
-
-type Kind =
-  | 'url'
-  | 'text'
-  | 'header'
-  | 'cookie'
-  | 'boolean'
-  | 'duration'
-  | 'count'
-  | 'list'
-  | 'uri-list'
-  | 'path'
-  | 'env-var'
-  | 'unix-socket'
-  | readonly string[];
 
 /** Spec §2.1, plus the delegated-token cache switches; every default lives here. */
 export const FIELDS = {
@@ -40,6 +26,9 @@ export const FIELDS = {
   actor_strip_after_exchange: { kind: 'boolean', default: true },
   oauth_client_id: { kind: 'text' },
   oauth_client_secret: { kind: 'text' },
+  oauth_client_private_key_file: { kind: 'path' },
+  oauth_client_key_id: { kind: 'text' },
+  oauth_client_auth: { kind: CLIENT_AUTH_VALUES },
   requested_token_type: { kind: TOKEN_TYPE_URIS },
   scope: { kind: 'text' },
   audience: { kind: 'list' },
@@ -67,7 +56,7 @@ export interface TokenExchangeParams {
     | { mode: 'gate_svid'; source: 'env'; envVar: string }
     | { mode: 'gate_svid'; source: 'workload_api'; socket: string; audience?: string }
     | { mode: 'request_actor'; header?: string; cookie?: string; strip: boolean };
-  client?: { id: string; secret: string };
+  client?: PluginClient;
   requestedTokenType: TokenTypeUri;
   scope?: string;
   audience: string[];
@@ -79,9 +68,6 @@ export interface TokenExchangeParams {
   cache: { enabled: boolean; maxEntries: number; maxTtlMs: number };
 }
 
-/** No `_`: the gateway drops such headers before plugins run (headers.ts). */
-const HEADER = /^[!#$%&'*+.^`|~0-9A-Za-z-]{1,128}$/;
-const COOKIE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
 
 /** Validates one token-exchange plugin's parameters; throws naming the first key at fault. */
@@ -161,14 +147,7 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
     actor = { mode };
   }
 
-  if (present('oauth_client_id') !== present('oauth_client_secret')) {
-    throw new GatewayConfigError(
-      at(present('oauth_client_id') ? 'oauth_client_secret' : 'oauth_client_id'),
-      'is required together with the other of oauth_client_id and oauth_client_secret',
-    );
-  }
-  if (mode === 'oauth_client' && !present('oauth_client_id'))
-    throw new GatewayConfigError(at('oauth_client_id'), 'is required with actor_mode=oauth_client (with oauth_client_secret)');
+  const client = readClientParams({ present, read, at }, mode);
   const requestedTokenType = require('requested_token_type', '') as TokenExchangeParams['requestedTokenType'];
   if (requestedTokenType === TOKEN_TYPE.jwt) {
     forbid(['scope', 'audience', 'resource'], 'with requested_token_type access_token (the service refuses them for jwt output)');
@@ -186,7 +165,7 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
       strip: read('subject_strip_after_exchange') as boolean,
     },
     actor,
-    ...(present('oauth_client_id') ? { client: { id: read('oauth_client_id') as string, secret: read('oauth_client_secret') as string } } : {}),
+    ...(client ? { client } : {}),
     requestedTokenType,
     ...(present('scope') ? { scope: read('scope') as string } : {}),
     audience: (read('audience') as string[] | undefined) ?? [],
@@ -197,49 +176,4 @@ export function readTokenExchangeParams(raw: unknown, path: (string | number)[],
     timeoutMs: read('upstream_request_timeout') as number,
     cache: { enabled: read('cache_delegated_tokens') as boolean, maxEntries: read('cache_max_entries') as number, maxTtlMs: read('cache_max_ttl') as number },
   };
-}
-
-/** Turns a raw value (a string from the environment, or a YAML/JSON value) into its kind. */
-function convert(raw: unknown, kind: Kind, name: string): unknown {
-  if (raw === undefined) return undefined;
-  const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : undefined;
-  const fail = (rule: string): never => {
-    throw new GatewayConfigError(name, rule);
-  };
-  if (kind === 'list' || kind === 'uri-list') {
-    // Spread, so a hole (`_AUDIENCE_1` without `_AUDIENCE_0`) is an item of its own, refused below.
-    const items = Array.isArray(raw) ? [...(raw as unknown[])] : fail('must be a list');
-    return items.map((item, j) => {
-      if (typeof item !== 'string' || item === '') return fail(`item ${j} must be a non-empty string`);
-      if (kind === 'uri-list' && (!URL.canParse(item) || item.includes('#'))) return fail(`item ${j} must be an absolute URI without a fragment (RFC 8707)`);
-      return item;
-    });
-  }
-  if (text === undefined) return fail('must be a single value');
-  if (Array.isArray(kind)) return kind.includes(text) ? text : fail(`must be one of ${kind.join(', ')}`);
-  switch (kind) {
-    case 'url': {
-      const url = URL.canParse(text) ? new URL(text) : undefined;
-      return url && (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash
-        ? text
-        : fail('must be an http(s) URL without query or fragment');
-    }
-    case 'header':
-      return HEADER.test(text) ? text : fail('must be an HTTP header name without "_" (the gateway drops headers with "_")');
-    case 'cookie':
-      return COOKIE.test(text) ? text : fail('must be a cookie name');
-    case 'boolean':
-      return text === 'true' ? true : text === 'false' ? false : fail('must be true or false');
-    case 'duration':
-      return parseDuration(text) ?? fail('must be a duration such as 500ms, 5s or 1m');
-    case 'count':
-      return /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : fail('must be a positive whole number');
-    case 'env-var':
-      return /^[A-Za-z_][A-Za-z0-9_]*$/.test(text) ? text : fail('must be an environment variable name');
-    case 'unix-socket':
-      return /^unix:\/\/?\/.+/.test(text) ? text : fail('must be a unix:// socket URI, e.g. unix:///run/spire/sockets/agent.sock');
-    case 'path':
-    case 'text':
-      return text === '' ? fail('must not be empty') : text;
-  }
 }

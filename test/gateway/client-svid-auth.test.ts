@@ -16,7 +16,7 @@ const SUBJECT = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJwZXJzb24ifQ.c3ViamVjdA';
 /**
  * A token endpoint that records each form it is sent and answers every grant with a token, or
  * refuses the client when told to: the gateway's side of SPIFFE client authentication on the
- * wire, until the service speaks it (its end-to-end test comes with the service's side).
+ * wire (client-svid-exchange.test.ts runs it against the real service).
  */
 async function startRecordingTokenEndpoint() {
   const received: { form: URLSearchParams; headers: IncomingHttpHeaders }[] = [];

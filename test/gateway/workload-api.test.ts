@@ -38,7 +38,7 @@ describe('WorkloadApiActor (SPIFFE Workload API FetchJWTSVID)', () => {
     await agent.start();
     return agent;
   };
-  const actorFor = (path: string, options: { audience?: string; now?: () => number } = {}) => {
+  const actorFor = (path: string, options: { audience?: string[]; now?: () => number } = {}) => {
     const actor = new WorkloadApiActor({ socket: `unix://${path}`, ...options });
     actors.push(actor);
     return actor;
@@ -62,7 +62,7 @@ describe('WorkloadApiActor (SPIFFE Workload API FetchJWTSVID)', () => {
         { spiffe_id: 'spiffe://example.org/other', svid: makeSvid('spiffe://example.org/other', Date.now() + 3_600_000), hint: '' },
       ],
     });
-    const actor = actorFor(agent.path, { audience: 'https://tessera.example' });
+    const actor = actorFor(agent.path, { audience: ['https://tessera.example'] });
     assert.deepEqual(await actor.actor(), { token: first, type: JWT });
     assert.equal(agent.calls, 1);
     assert.deepEqual(agent.received[0]?.securityHeader, ['true']);

@@ -97,9 +97,9 @@ export class WorkloadApiActor implements ActorSource {
   readonly #backoff = new Backoff({ initialMs: BACKOFF_INITIAL_MS, maxMs: BACKOFF_MAX_MS });
   #lastError: GatewayError | undefined;
 
-  constructor(options: { socket: string; audience?: string; now?: () => number }) {
+  constructor(options: { socket: string; audience?: readonly string[]; now?: () => number }) {
     this.#target = grpcTarget(options.socket);
-    this.#audience = options.audience ? [options.audience] : [];
+    this.#audience = [...(options.audience ?? [])];
     this.#now = options.now ?? Date.now;
   }
 

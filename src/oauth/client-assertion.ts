@@ -35,7 +35,12 @@ function inlineKeySet(clientId: string, jwks: { keys: JWK[] }): KeySet {
   if (!set) {
     // Oldest first out: a client whose keys changed leaves its old entry to age away.
     if (keySets.size >= MAX_KEY_SETS) keySets.delete(keySets.keys().next().value!);
-    keySets.set(key, (set = createLocalJWKSet(jwks)));
+    const local: KeySet = createLocalJWKSet(jwks);
+    // One key registered without a kid is the key, whatever kid the assertion names (a signer
+    // configured with a key id, as the gateway's oauth_client_key_id, need not match a kid never given).
+    const [only] = jwks.keys;
+    set = jwks.keys.length === 1 && only!.kid === undefined ? (header, token) => local({ ...header, kid: undefined }, token) : local;
+    keySets.set(key, set);
   }
   return set;
 }
@@ -67,6 +72,8 @@ async function publishedKeySet(context: AssertionContext, found: AssertedClient,
 function describe(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'client_assertion has expired';
   if (error instanceof joseErrors.JWKSNoMatchingKey) return "client_assertion's kid and alg name no key the client registered";
+  if (error instanceof joseErrors.JWKSMultipleMatchingKeys)
+    return "client_assertion names no kid, and more than one of the client's keys fits its alg: name the key by kid";
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return "client_assertion's signature does not verify with the client's keys";
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return `client_assertion's alg must be one of ${ASSERTION_ALGORITHMS.join(', ')}`;
   if (error instanceof joseErrors.JWTClaimValidationFailed)

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, type JWK } from 'jose';
+import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { SingleFlight } from '../concurrency/single-flight.ts';
 import { GuardedGet, GuardedGetError } from '../egress/guarded-get.ts';
 import { usableKeys } from './client-keys.ts';
@@ -11,7 +11,8 @@ const MAX_DOCUMENT_BYTES = 64 * 1024;
 const FETCH_TIMEOUT_MS = 2_000;
 const MAX_ENTRIES = 10_000;
 
-export type KeySet = ReturnType<typeof createLocalJWKSet>;
+/** What jwtVerify asks for a key: a local JWK Set, or a function in front of one. */
+export type KeySet = JWTVerifyGetKey;
 
 /** The client's keys could not be had from its jwks_uri; the message is for the log, never the caller. */
 export class ClientKeysUnavailable extends Error {

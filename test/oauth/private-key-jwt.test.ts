@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { backends } from '../helpers/backends.ts';
+import { type ClientKey, clientKey, signAssertion } from '../helpers/client-jwks-server.ts';
 import { oauthPost, registerClient } from '../helpers/oauth.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
@@ -112,6 +113,27 @@ for (const backend of backends()) {
         .setProtectedHeader({ alg: 'HS256', kid: 'es' })
         .sign(new TextEncoder().encode('a shared secret of thirty-two bytes!'));
       await refusedWith(hs, /alg must be one of ES256, EdDSA, RS256, PS256/);
+    });
+
+    it('takes a lone key registered without kid whatever kid the assertion names, and asks for a kid when two keys fit', async () => {
+      const register = async (jwks: JWK[]) => {
+        const response = await t.call('POST', '/oauth2/clients', {
+          as: org,
+          body: { client_name: 'k', grant_types: ['client_credentials'], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: jwks } },
+        });
+        assert.equal(response.status, 201, JSON.stringify(response.body));
+        return response.body.result.client_id as string;
+      };
+      const post = async (id: string, key: ClientKey) => tokenWith(await signAssertion(key, id, t.service.issuer, Date.now()));
+      const lone = await clientKey('named-by-the-signer');
+      const { kid: _dropped, ...withoutKid } = lone.jwk;
+      assert.equal((await post(await register([withoutKid]), lone)).status, 200);
+      const [a, b] = [await clientKey('a'), await clientKey('b')];
+      const twoOfAKind = await register([a.jwk, b.jwk]);
+      assert.equal((await post(twoOfAKind, b)).status, 200);
+      const unnamed = await post(twoOfAKind, { ...b, kid: undefined as unknown as string });
+      assert.equal(unnamed.status, 401);
+      assert.equal(unnamed.body.error_description, "client_assertion names no kid, and more than one of the client's keys fits its alg: name the key by kid");
     });
 
     it('refuses a wrong iss, a sub naming another client, and a client_id that differs from sub', async () => {

@@ -93,6 +93,18 @@ for (const backend of backends()) {
       refused(await tokenWith(await svid({ iat: past, exp: past + 60 })), 'client_assertion: the JWT-SVID has expired');
     });
 
+    it("audits a refused SVID in the client's organisation, as a refused secret is", async () => {
+      const own = await registerSpiffeClient(org, 'spiffe://example.org/audited');
+      refused(await tokenWith(await svid({ sub: 'spiffe://example.org/audited', aud: ['https://elsewhere.example'] })), /aud/);
+      const events = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result;
+      assert.deepEqual(
+        events
+          .filter((e: { data: { client_id: string } }) => e.data.client_id === own)
+          .map((e: { data: { result: string; error: string } }) => [e.data.result, e.data.error]),
+        [['refused', 'invalid_client']],
+      );
+    });
+
     it('refuses a secret on the SPIFFE client, and a private_key_jwt assertion type for it', async () => {
       refused(
         await token(t, { grant_type: 'client_credentials' }, { id: clientId, secret: 'tcs_guess' }),

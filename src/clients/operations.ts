@@ -72,20 +72,6 @@ export async function createOAuthClient(
   return { client, secret: SECRET_METHODS.includes(client.authMethod) ? secret : undefined };
 }
 
-/** createOAuthClient for the CLI's and the console's forms, which register secret clients only. */
-export async function createSecretClient(
-  store: TransactionalStore,
-  orgId: string,
-  request: NewClient,
-  operator: Operator,
-  now = Date.now(),
-): Promise<{ client: OAuthClient; secret: string }> {
-  if (!SECRET_METHODS.includes(request.token_endpoint_auth_method ?? 'client_secret_basic'))
-    throw new TypeError('createSecretClient registers secret clients only');
-  const { client, secret } = await createOAuthClient(store, orgId, request, operator, now);
-  return { client, secret: secret! };
-}
-
 /** A new secret for the client, the old one refused from now on; undefined when no such client. */
 export function rotateOAuthClientSecret(
   store: TransactionalStore,

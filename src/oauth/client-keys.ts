@@ -46,7 +46,7 @@ export async function keyProblem(candidate: unknown, keysInSet: number): Promise
   const key = candidate as JWK;
   const allowed = ALGORITHMS_OF_KEY[keyType(key)];
   if (!allowed) return { member: 'kty', rule: 'must be an EC key on P-256, an OKP key on Ed25519 or an RSA key' };
-  const secret = PRIVATE_MEMBERS.find((member) => member in key);
+  const secret = privateMemberOf(key);
   if (secret) return { member: secret, rule: 'must not be given: register the public key only, and keep the private key with the client' };
   if (key.use !== undefined && key.use !== 'sig') return { member: 'use', rule: 'must be sig when given' };
   if (key.alg !== undefined && !allowed.includes(key.alg)) return { member: 'alg', rule: `must be one of ${allowed.join(', ')} for this key type` };
@@ -67,6 +67,11 @@ export async function keyProblem(candidate: unknown, keysInSet: number): Promise
     return { rule: 'is not a usable public key (its coordinates or modulus do not make one)' };
   }
   return undefined;
+}
+
+/** The private or symmetric member a would-be public key carries, if any: such a key was leaked by being sent. */
+export function privateMemberOf(key: object): string | undefined {
+  return PRIVATE_MEMBERS.find((member) => member in key);
 }
 
 /** The public members of a key that passed keyProblem: only what verifying needs is kept. */

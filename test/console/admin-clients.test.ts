@@ -68,8 +68,11 @@ for (const backend of backends()) {
       assert.equal((await token(t, { grant_type: 'client_credentials' }, client)).status, 200);
       const list = await agent.get('/console/admin/clients');
       assert.equal(list.status, 200);
-      assert.match(list.html, new RegExp(`gateway<br><code class="long-id">${client.id}</code>`));
-      assert.match(list.html, /Client credentials, Token exchange<\/td><td class="wide-only">jwt<\/td>/);
+      assert.match(list.html, new RegExp(`<a href="/console/admin/clients/${client.id}">gateway</a><br><code class="long-id">${client.id}</code>`));
+      assert.match(
+        list.html,
+        /Client credentials, Token exchange<\/td><td class="wide-only"><code>client_secret_basic<\/code><\/td><td class="wide-only">jwt<\/td>/,
+      );
       assert.ok(!list.html.includes(client.secret), 'the list never shows the secret again');
     });
 
@@ -131,19 +134,31 @@ for (const backend of backends()) {
       assert.equal((await token(t, { grant_type: 'client_credentials' }, client)).status, 401);
       assert.equal((await agent.post(`/console/admin/clients/${client.id}/delete`, {}, csrf)).status, 404);
       assert.equal((await agent.post(`/console/admin/clients/${client.id}/secret`, {}, csrf)).status, 404);
+      assert.equal(
+        (await agent.post(`/console/admin/clients/${client.id}/authentication`, { token_endpoint_auth_method: 'client_secret_post' }, csrf)).status,
+        404,
+      );
+      assert.equal((await agent.get(`/console/admin/clients/${client.id}`)).status, 404);
     });
 
     it('refuses a form without its CSRF token (403) and changes nothing', async () => {
       const client = await register({ client_name: 'guarded' });
       const before = await count();
-      for (const path of ['/console/admin/clients', `/console/admin/clients/${client.id}/secret`, `/console/admin/clients/${client.id}/delete`]) {
-        const answer = await agent.post(path, { ...form(), _csrf: null }, '');
+      for (const path of [
+        '/console/admin/clients',
+        ...['secret', 'authentication', 'delete'].map((action) => `/console/admin/clients/${client.id}/${action}`),
+      ]) {
+        const answer = await agent.post(
+          path,
+          { ...form(), token_endpoint_auth_method: 'spiffe_jwt', spiffe_id: 'spiffe://prod.example.org/x', _csrf: null },
+          '',
+        );
         assert.equal(answer.status, 403, path);
         assert.match(answer.html, /_csrf: is missing or does not belong to this browser/);
         assert.doesNotMatch(answer.html, /tcs_/);
       }
       assert.equal(await count(), before);
-      assert.equal((await token(t, { grant_type: 'client_credentials' }, client)).status, 200, 'the secret was not rotated, the client not deleted');
+      assert.equal((await token(t, { grant_type: 'client_credentials' }, client)).status, 200, 'the secret was not rotated or dropped, the client not deleted');
     });
 
     it('answers 403 to a person without the admin role, on every page, and changes nothing', async () => {
@@ -152,8 +167,12 @@ for (const backend of backends()) {
       const token_ = (await signInWithPassword(verifier, org.orgId, await consolePerson(t, org, { roles: ['verifier'] }))).csrf;
       const before = await count();
       assert.equal((await verifier.get('/console/admin/clients')).status, 403);
-      for (const path of ['/console/admin/clients', `/console/admin/clients/${client.id}/secret`, `/console/admin/clients/${client.id}/delete`]) {
-        const answer = await verifier.post(path, form(), token_);
+      assert.equal((await verifier.get(`/console/admin/clients/${client.id}`)).status, 403);
+      for (const path of [
+        '/console/admin/clients',
+        ...['secret', 'authentication', 'delete'].map((action) => `/console/admin/clients/${client.id}/${action}`),
+      ]) {
+        const answer = await verifier.post(path, { ...form(), token_endpoint_auth_method: 'spiffe_jwt', spiffe_id: 'spiffe://prod.example.org/x' }, token_);
         assert.equal(answer.status, 403, path);
         assert.doesNotMatch(answer.html, /tcs_/);
       }
@@ -174,7 +193,7 @@ for (const backend of backends()) {
       assert.ok(next);
       const second = await browser.get(next.replace(/&amp;/g, '&'));
       assert.equal(second.status, 200);
-      assert.match(second.html, /<th scope="row">c25<br>/);
+      assert.match(second.html, /<th scope="row"><a href="\/console\/admin\/clients\/cli_[0-9a-z]+">c25<\/a><br>/);
       assert.match(second.html, /rel="prev"/);
     });
   });

@@ -10,6 +10,7 @@ import { startVerificationHarness, type VerificationHarness } from '../verificat
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1100, height: 900 };
+const LONG_SPIFFE_ID = `spiffe://production.example.org/${'orders-service/'.repeat(6)}gateway`;
 
 /**
  * Issue 27's first-run rough edges, measured in a real Chromium the way a newcomer met them: on a
@@ -23,6 +24,7 @@ describe('The console on a phone, in a real browser', () => {
   let browser: Browser;
   let page: Page;
   let admin: ConsolePerson;
+  let keyedClientId: string;
 
   const submit = async (selector: string) => void (await Promise.all([page.waitForNavigation(), page.click(selector)]));
   const evaluate = <T>(fn: () => T) => page.evaluate(fn) as Promise<T>;
@@ -38,6 +40,13 @@ describe('The console on a phone, in a real browser', () => {
       const made = await h.t.call('POST', '/oauth2/clients', { as: h.org, body: { client_name: name, grant_types: ['client_credentials', EXCHANGE] } });
       assert.equal(made.status, 201, JSON.stringify(made.body));
     }
+    // A client without a secret whose SPIFFE ID is longer than a phone's screen is wide.
+    const keyed = await h.t.call('POST', '/oauth2/clients', {
+      as: h.org,
+      body: { client_name: 'workload', grant_types: ['client_credentials'], token_endpoint_auth_method: 'spiffe_jwt', spiffe_id: LONG_SPIFFE_ID },
+    });
+    assert.equal(keyed.status, 201, JSON.stringify(keyed.body));
+    keyedClientId = keyed.body.result.client_id;
     browser = await launchBrowser();
     page = await browser.newPage();
     await page.setViewport(PHONE);
@@ -61,12 +70,13 @@ describe('The console on a phone, in a real browser', () => {
       '/console/admin',
       '/console/admin/persons',
       '/console/admin/clients',
+      '/console/admin/clients/:keyed',
       '/console/admin/api-keys',
       '/console/admin/connections',
       '/console/admin/organization',
       '/console/admin/audit',
     ]) {
-      await page.goto(`${h.t.url}${path}`);
+      await page.goto(`${h.t.url}${path.replace(':keyed', keyedClientId)}`);
       const width = await evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
       assert.ok(width <= PHONE.width, `${path} is ${width} px wide on a ${PHONE.width} px screen`);
     }
@@ -89,23 +99,33 @@ describe('The console on a phone, in a real browser', () => {
     assert.equal(layout.overflow, 0, 'the table does not scroll within its region either');
     assert.ok(layout.rightmostButton <= PHONE.width, `a button ends at ${layout.rightmostButton} px`);
     assert.deepEqual(layout.headings, ['Name and id', 'Grant types', 'Actions']);
-    assert.equal(layout.underName.length, 2);
-    for (const line of layout.underName) assert.match(line, /^opaque tokens, created \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    assert.equal(layout.underName.length, 3);
+    for (const line of layout.underName) assert.match(line, /^(secret|SPIFFE JWT-SVID), opaque tokens, created \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     await accessible();
 
-    // A wide screen keeps every column, and shows the facts once.
+    // A wide screen keeps every column, and shows the facts once; the long SPIFFE ID wraps in its cell.
     await page.setViewport(DESKTOP);
     const wide = await evaluate(() => {
       const d = (globalThis as any).document;
+      const region = d.querySelector('.table-scroll');
       const visible = (e: any) => e.getClientRects().length > 0;
       return {
+        overflow: region.scrollWidth - region.clientWidth,
         headings: [...d.querySelectorAll('thead th')].filter(visible).map((th: any) => th.textContent as string),
         underName: [...d.querySelectorAll('tbody th .narrow-only')].filter(visible).length,
       };
     });
     await page.setViewport(PHONE);
-    assert.deepEqual(wide.headings, ['Name and id', 'Grant types', 'Token format', 'Created', 'Actions']);
+    assert.deepEqual(wide.headings, ['Name and id', 'Grant types', 'Authentication', 'Token format', 'Created', 'Actions']);
     assert.equal(wide.underName, 0);
+    assert.equal(wide.overflow, 0, 'the table fits a wide screen without scrolling');
+  });
+
+  it("shows a keyed client's page on a phone: its SPIFFE ID wraps, and the switch form passes the accessibility scan", async () => {
+    await page.goto(`${h.t.url}/console/admin/clients/${keyedClientId}`);
+    const shown = await evaluate(() => (globalThis as any).document.querySelector('#client-authentication').textContent as string);
+    assert.equal(shown, `spiffe_jwt, as ${LONG_SPIFFE_ID}`);
+    await accessible();
   });
 
   it("marks the navigation's current section by more than colour", async () => {

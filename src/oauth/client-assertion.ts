@@ -64,6 +64,7 @@ async function publishedKeySet(context: AssertionContext, found: AssertedClient,
     if (!(error instanceof ClientKeysUnavailable)) throw error;
     throw oauthError('temporarily_unavailable', "the client's keys could not be fetched from its jwks_uri; try again later", {
       retryAfterSeconds: REFETCH_COOLDOWN_MS / 1000,
+      attemptedClient: { id: found.client.id, orgId: found.client.orgId },
     });
   }
 }

@@ -6,9 +6,12 @@ export type { OAuthErrorCode } from '../errors/catalogue.ts';
 
 /** An RFC 6749 error; `message` is its error_description. Made by oauthError(), not by hand. */
 export class OAuthError extends CodedError<OAuthErrorCode> {
-  constructor(code: OAuthErrorCode, description: string, headers: Record<string, string> = {}) {
+  /** The registered client the request tried to authenticate as: its organisation audits the refusal. */
+  readonly attemptedClient: AttemptedClient | undefined;
+  constructor(code: OAuthErrorCode, description: string, headers: Record<string, string> = {}, attemptedClient?: AttemptedClient) {
     super('oauth', code, oauthErrorStatus[code], description, { headers });
     this.name = 'OAuthError';
+    this.attemptedClient = attemptedClient;
   }
 }
 
@@ -19,11 +22,8 @@ export interface AttemptedClient {
 
 /** invalid_client: 401 with a challenge (RFC 6749 §5.2), whichever way the client tried to authenticate. */
 export class InvalidClient extends OAuthError {
-  /** A registered client whose credentials were wrong: its organisation audits the attempt. */
-  readonly attemptedClient: AttemptedClient | undefined;
   constructor(description: string, attemptedClient?: AttemptedClient) {
-    super('invalid_client', description, { 'www-authenticate': 'Basic realm="tessera", charset="UTF-8"' });
-    this.attemptedClient = attemptedClient;
+    super('invalid_client', description, { 'www-authenticate': 'Basic realm="tessera", charset="UTF-8"' }, attemptedClient);
   }
 }
 
@@ -35,7 +35,11 @@ type PlainCode = Exclude<OAuthErrorCode, 'invalid_client' | 'temporarily_unavail
  * that tried (for the audit); temporarily_unavailable says when to ask again (Retry-After).
  */
 export function oauthError(code: 'invalid_client', description: string, options?: { attemptedClient?: AttemptedClient }): InvalidClient;
-export function oauthError(code: 'temporarily_unavailable', description: string, options: { retryAfterSeconds: number }): OAuthError;
+export function oauthError(
+  code: 'temporarily_unavailable',
+  description: string,
+  options: { retryAfterSeconds: number; attemptedClient?: AttemptedClient },
+): OAuthError;
 export function oauthError(code: PlainCode, description: string): OAuthError;
 export function oauthError(
   code: OAuthErrorCode,
@@ -44,7 +48,7 @@ export function oauthError(
 ): OAuthError {
   if (code === 'invalid_client') return new InvalidClient(description, options.attemptedClient);
   if (code === 'temporarily_unavailable') {
-    return new OAuthError(code, description, { 'retry-after': String(Math.max(1, Math.ceil(options.retryAfterSeconds ?? 1))) });
+    return new OAuthError(code, description, { 'retry-after': String(Math.max(1, Math.ceil(options.retryAfterSeconds ?? 1))) }, options.attemptedClient);
   }
   return new OAuthError(code, description);
 }

@@ -95,6 +95,12 @@ for (const backend of backends()) {
         error_description: "the client's keys could not be fetched from its jwks_uri; try again later",
       });
       assert.equal(never.headers.get('retry-after'), '60');
+      const events = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result;
+      assert.deepEqual(
+        events.filter((e: { data: { client_id: string } }) => e.data.client_id === clientId).map((e: { data: { error: string } }) => e.data.error),
+        ['temporarily_unavailable'],
+        "the refusal is audited in the client's organisation",
+      );
       assert.equal((await tokenWith(first)).status, 503);
       assert.equal(published.fetches, 1, 'a failed fetch is not retried within the minute');
       published.failWith = undefined;

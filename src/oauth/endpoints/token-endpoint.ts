@@ -4,7 +4,7 @@ import { StorageUnavailableError } from '../../store/store.ts';
 import type { OAuthClient } from '../../store/types.ts';
 import { ATTRIBUTE, inSpan, inSpanSync } from '../../telemetry/spans.ts';
 import { assertionsOf, authenticateClient } from '../client-auth.ts';
-import { InvalidClient, OAuthError, oauthError, toOAuthErrorResponse } from '../errors.ts';
+import { OAuthError, oauthError, toOAuthErrorResponse } from '../errors.ts';
 import { OAuthParams } from '../form.ts';
 import { clientCredentials } from '../grants/client-credentials.ts';
 import type { AuditNotes, Grant, OAuthDeps } from '../grants/grant.ts';
@@ -64,8 +64,9 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDeps): vo
         await record(deps, auditType, client, audit, undefined);
         return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
       } catch (error) {
-        // A wrong secret for a registered client is audited in that client's organisation.
-        if (error instanceof InvalidClient && error.attemptedClient) {
+        // A refused authentication of a registered client (wrong credentials, or its keys out of
+        // reach) is audited in that client's organisation.
+        if (error instanceof OAuthError && error.attemptedClient) {
           client = error.attemptedClient;
           audit.orgId = client.orgId;
         }
@@ -104,14 +105,14 @@ async function worthAuditing(
   client: { id: string; orgId: string } | undefined,
   method: ClientAttemptMethod,
 ): Promise<boolean> {
-  if (!(error instanceof InvalidClient && error.attemptedClient) || !client) return true;
+  if (!(error instanceof OAuthError && error.attemptedClient) || !client) return true;
   const window = await deps.store.takeRateLimit({
     orgId: client.orgId,
     key: `client-auth-failure:${client.id}`,
     now: deps.now(),
     ...CLIENT_AUTH_FAILURES_AUDITED,
   });
-  if (!window.allowed) deps.attemptMetrics?.unaudited({ method, outcome: 'failure', reason: 'invalid_client' });
+  if (!window.allowed) deps.attemptMetrics?.unaudited({ method, outcome: 'failure', reason: error.code });
   return window.allowed;
 }
 

@@ -14,7 +14,7 @@ const CLIENT_FIELDS: FieldNames = {
   'body.scopes': '--scope',
   'body.access_token_duration': '--access-token-duration',
   'body.access_token_format': '--access-token-format',
-  'body.jwks': '--jwks-file',
+  'body.jwks': { document: '--jwks-file' },
 };
 
 const CLIENT_OPTION = { value: 'CLIENT', required: true, help: 'the client id (cli_…)' } as const;

@@ -14,6 +14,7 @@ interface CommandEntry {
 const persons = () => import('./commands/admin/persons.ts');
 const invitations = () => import('./commands/admin/invitations.ts');
 const clients = () => import('./commands/admin/clients.ts');
+const clientAuth = () => import('./commands/admin/client-authentication.ts');
 const apiKeys = () => import('./commands/admin/api-keys.ts');
 const connections = () => import('./commands/admin/connections.ts');
 
@@ -53,6 +54,7 @@ const commands: readonly CommandEntry[] = [
     ['create-client', 'register an OAuth2 client and print its secret', async () => (await clients()).createClientCommand],
     ['list-clients', "list the organisation's OAuth2 clients", async () => (await clients()).listClientsCommand],
     ['rotate-client-secret', "replace a client's secret and print the new one", async () => (await clients()).rotateClientSecretCommand],
+    ['set-client-auth', 'switch how a client authenticates: a secret, its keys or its SPIFFE ID', async () => (await clientAuth()).setClientAuthCommand],
     ['delete-client', 'delete an OAuth2 client and revoke its tokens', async () => (await clients()).deleteClientCommand],
     ['create-api-key', 'create an admin or integration API key and print it', async () => (await apiKeys()).createApiKeyCommand],
     ['revoke-api-key', 'revoke an API key (never the last admin key)', async () => (await apiKeys()).revokeApiKeyCommand],

@@ -59,7 +59,7 @@ for (const backend of backends()) {
       assert.deepEqual(JSON.parse((await cli.admin(['list-clients', '--org', 'Acme', '--json'])).stdout), [shown], 'as the API shows it');
       assert.match(
         (await cli.admin(['list-clients', '--org', 'Acme'])).stdout,
-        /^CLIENT ID +NAME +GRANT TYPES +SCOPES +TOKENS\ncli_\w+ {2}orders {2}client_credentials, token-exchange {2}orders:read {2}jwt, 3600 s\n$/,
+        /^CLIENT ID +NAME +GRANT TYPES +SCOPES +TOKENS +AUTHENTICATION\ncli_\w+ {2}orders {2}client_credentials, token-exchange {2}orders:read {2}jwt, 3600 s {2}client_secret_basic\n$/,
       );
 
       const rotated = await cli.admin(['rotate-client-secret', '--org', 'Acme', '--client', first.id]);
@@ -158,7 +158,7 @@ for (const backend of backends()) {
         writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(privateKey)), kid: 'k1' }] }));
         const privateGiven = await createKeyed('x', file);
         assert.notEqual(privateGiven.code, 0);
-        assert.match(privateGiven.stderr, /--jwks-file: must not be given: register the public key only/);
+        assert.match(privateGiven.stderr, /--jwks-file: keys\[0\]\.d must not be given: register the public key only/);
       } finally {
         rmSync(directory, { recursive: true, force: true });
       }

@@ -1,5 +1,5 @@
 import { cliOperator, type Operator } from '../../audit/admin-events.ts';
-import { loadServiceConfig, type ServiceConfig } from '../../config/service-config.ts';
+import { DEVELOPMENT_SECRET, loadServiceConfig, type ServiceConfig } from '../../config/service-config.ts';
 import { KeyRing } from '../../oauth/keys/key-ring.ts';
 import { openStore } from '../../store/open-store.ts';
 import type { Organization } from '../../store/organizations/store.ts';
@@ -55,7 +55,7 @@ export interface AdminCommandSpec<O extends Record<string, OptionSpec>> {
   /**
    * The command uses TESSERA_SECRET (sealing, keyed hashes): it is then required as by the
    * service, and proved by opening the service's signing key, since a mistyped secret would
-   * write what the service cannot read. Without, the command runs as with TESSERA_DEV=1.
+   * write what the service cannot read. Without, it needs no secret; TESSERA_DEV keeps its meaning.
    */
   secret?: boolean;
   /** More of the help's Environment section. */
@@ -93,7 +93,7 @@ function helpOf(spec: Omit<AdminCommandSpec<Record<string, OptionSpec>>, 'run'>)
     ? `  TESSERA_SECRET              the service's secret (required unless TESSERA_DEV=1), checked by
                               opening the service's signing key
   TESSERA_DEV=1               development mode: the fixed development secret`
-    : '  TESSERA_SECRET              not needed: without it the command runs as with TESSERA_DEV=1';
+    : '  TESSERA_SECRET              not needed: the command seals nothing';
   return `${usage(spec.name, options)}
 
 ${spec.description}
@@ -142,8 +142,9 @@ export function adminCommand<const O extends Record<string, OptionSpec>>(spec: A
       }
       warnOfUnknownVariables(spec.name);
       const env = process.env;
-      // As create-org: a command that seals nothing needs no secret, and development mode spares asking for it.
-      const { config } = loadServiceConfig(spec.secret ? env : { ...env, TESSERA_DEV: env.TESSERA_SECRET ? env.TESSERA_DEV : '1' });
+      // A command that seals nothing needs no secret: the development one stands in, unused, rather
+      // than TESSERA_DEV=1, which would let create-client register a loopback http jwks_uri in production.
+      const { config } = loadServiceConfig(spec.secret ? env : { ...env, TESSERA_SECRET: env.TESSERA_SECRET || DEVELOPMENT_SECRET });
       const { store } = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
       try {
         if (spec.secret) await new KeyRing(store, config.secret).init();

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { createOAuthClient, deleteOAuthClient, presentClient, rotateOAuthClientSecret } from '../../clients/operations.ts';
 import { NewClient } from '../../clients/schemas.ts';
 import { clientDefaults } from '../../config/defaults.ts';
 import { clientGrantTypes, type OAuthClient } from '../../store/types.ts';
 import { CommandRefusal } from '../command.ts';
 import { adminCommand } from './admin-command.ts';
+import { AUTHENTICATION_FIELDS, DEV_ENVIRONMENT, KEYED_OPTIONS, keyedAuthentication, keyedSummary } from './client-authentication.ts';
 import { checkBody, type FieldNames } from './option-terms.ts';
 import { allPages, listed, summary, table } from './output.ts';
 
@@ -14,7 +14,7 @@ const CLIENT_FIELDS: FieldNames = {
   'body.scopes': '--scope',
   'body.access_token_duration': '--access-token-duration',
   'body.access_token_format': '--access-token-format',
-  'body.jwks': '--jwks-file',
+  ...AUTHENTICATION_FIELDS,
 };
 
 const CLIENT_OPTION = { value: 'CLIENT', required: true, help: 'the client id (cli_…)' } as const;
@@ -24,31 +24,17 @@ const shortGrant = (grant: string) => grant.replace(/^urn:ietf:params:oauth:gran
 /** The grant type as typed, short or whole. */
 const grantType = (given: string) => clientGrantTypes.find((grant) => shortGrant(grant) === given) ?? given;
 
-/** The JWK Set a --jwks-file holds, or a refusal naming the option and what is wrong with the file. */
-function readJwksFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new CommandRefusal(`--jwks-file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new CommandRefusal(`--jwks-file: ${path} is not JSON; it must hold a JWK Set, {"keys": [...]}`);
-  }
-}
-
 const noSuchClient = (id: string) => new CommandRefusal(`--client: no OAuth2 client of this organisation has the id ${JSON.stringify(id)}`);
 const tokensOf = (client: OAuthClient) => `${client.accessTokenFormat}, ${client.accessTokenDuration} s`;
 
 export const createClientCommand = adminCommand({
   name: 'admin create-client',
   description: `Registers an OAuth2 client of the organisation and prints its id and secret
-(client_secret_basic or client_secret_post at the token endpoint). The secret is shown only
-now: Tessera stores only its hash. With --jwks-file the client has no secret: it signs
-private_key_jwt assertions with a key of that file. The same rules as POST /oauth2/clients;
-audited as client.created, operator cli.`,
+(client_secret_basic or client_secret_post at the token endpoint). The secret is shown
+only now: Tessera stores only its hash. With one of --jwks-file, --jwks-uri and
+--spiffe-id the client has no secret: it signs private_key_jwt assertions with a key of
+that JWK Set, or presents a JWT-SVID of that SPIFFE ID (spiffe_jwt). The same rules as
+POST /oauth2/clients; audited as client.created, operator cli.`,
   options: {
     name: { value: 'NAME', required: true, help: 'client name, 1 to 200 characters' },
     'grant-type': {
@@ -59,14 +45,12 @@ audited as client.created, operator cli.`,
     scope: { value: 'SCOPE', multiple: true, help: 'a scope the client may be granted' },
     'access-token-duration': { value: 'SECONDS', help: `lifetime of its tokens, 60 to 86400 (default ${clientDefaults.accessTokenDuration})` },
     'access-token-format': { value: 'FORMAT', help: `opaque or jwt, of its client_credentials tokens (default ${clientDefaults.accessTokenFormat})` },
-    'jwks-file': {
-      value: 'FILE',
-      help: 'a JSON JWK Set of the public keys the client signs assertions with:\nit authenticates with private_key_jwt and is given no secret',
-    },
+    ...KEYED_OPTIONS,
   },
   json: 'print the client as the API shows it, with client_secret, on one line',
+  environment: DEV_ENVIRONMENT,
   fields: CLIENT_FIELDS,
-  async run({ store, org, operator }, options) {
+  async run({ store, org, config, operator }, options) {
     const duration = options['access-token-duration'];
     const body = {
       client_name: options.name,
@@ -75,23 +59,23 @@ audited as client.created, operator cli.`,
       // A number when it reads as one; otherwise the schema says what it must be.
       ...(duration === undefined ? {} : { access_token_duration: /^[0-9]{1,9}$/.test(duration) ? Number(duration) : duration }),
       ...(options['access-token-format'] === undefined ? {} : { access_token_format: options['access-token-format'] }),
-      ...(options['jwks-file'] === undefined ? {} : { token_endpoint_auth_method: 'private_key_jwt', jwks: readJwksFile(options['jwks-file']) }),
+      ...keyedAuthentication('admin create-client', options),
     };
     checkBody(NewClient, body, CLIENT_FIELDS);
-    const { client, secret } = await createOAuthClient(store, org.id, body as NewClient, operator);
+    const { client, secret } = await createOAuthClient(store, org.id, body as NewClient, operator, Date.now(), { dev: config.dev });
     const text = summary(
       `Created OAuth2 client "${client.name}" in "${org.name}"`,
       [
         ['client id', client.id],
-        secret === undefined
-          ? ['authentication', `private_key_jwt, keys ${listed(client.jwks?.keys.map((key) => key.kid ?? key.kty ?? '') ?? [])}`]
-          : ['client secret', secret],
+        secret === undefined ? ['authentication', keyedSummary(client)] : ['client secret', secret],
         ['grant types', listed(client.grantTypes.map(shortGrant))],
         ['scopes', listed(client.scopes)],
         ['tokens', tokensOf(client)],
       ],
       secret === undefined
-        ? 'It has no secret: it signs a client assertion with its private key.'
+        ? client.authMethod === 'spiffe_jwt'
+          ? 'It has no secret: it presents a JWT-SVID of its SPIFFE ID.'
+          : 'It has no secret: it signs a client assertion with its private key.'
         : 'The secret is shown only now: Tessera stores only its hash.',
     );
     return { text, json: { ...presentClient(client), ...(secret === undefined ? {} : { client_secret: secret }) } };
@@ -109,8 +93,8 @@ export const listClientsCommand = adminCommand({
       (c) => c.id,
     );
     if (clients.length === 0) return { text: `No OAuth2 clients in "${org.name}".\n`, json: [] };
-    const rows = clients.map((c) => [c.id, c.name, listed(c.grantTypes.map(shortGrant)), listed(c.scopes), tokensOf(c)]);
-    return { text: table(['CLIENT ID', 'NAME', 'GRANT TYPES', 'SCOPES', 'TOKENS'], rows), json: clients.map(presentClient) };
+    const rows = clients.map((c) => [c.id, c.name, listed(c.grantTypes.map(shortGrant)), listed(c.scopes), tokensOf(c), c.authMethod]);
+    return { text: table(['CLIENT ID', 'NAME', 'GRANT TYPES', 'SCOPES', 'TOKENS', 'AUTHENTICATION'], rows), json: clients.map(presentClient) };
   },
 });
 
@@ -120,6 +104,7 @@ export const rotateClientSecretCommand = adminCommand({
 The secret is shown only now. Audited as client.secret_rotated, operator cli.`,
   options: { client: CLIENT_OPTION },
   json: 'print {"client_id": …, "client_secret": …}',
+  fields: { 'path.client_id': '--client' },
   async run({ store, org, operator }, options) {
     const secret = await rotateOAuthClientSecret(store, org.id, options.client, operator);
     if (secret === undefined) throw noSuchClient(options.client);

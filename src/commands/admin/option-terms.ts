@@ -12,19 +12,32 @@ import { CommandRefusal } from '../command.ts';
 // The rules name the body's fields (`body.grant_types`); these put the command's options in their
 // place (`--grant-type`), so a message names what the person typed.
 
+/**
+ * How a command names an API field: the option that gives it, or `{ document }`, the option
+ * naming a file whose JSON is the field (`--jwks-file`): a message then keeps the member inside
+ * the file that is at fault (`keys[1].kty`), which the person must find there.
+ */
+export type FieldName = string | { readonly document: string };
 /** API field → how the command names it: `{ 'body.client_name': '--name' }`. */
-export type FieldNames = Readonly<Record<string, string>>;
+export type FieldNames = Readonly<Record<string, FieldName>>;
 
 /**
  * The message with each field the names know replaced by its option. A field is matched with
  * whatever index or member follows it (`body.roles[1]` is `--role`) unless a longer name is
- * known for that (`body.handles[1]`, the second handle given).
+ * known for that (`body.handles[1]`, the second handle given); a document's option keeps them
+ * (`body.jwks.keys[1].kty: must be…` is `--jwks-file: keys[1].kty must be…`).
  */
 export function inOptionWords(message: string, names: FieldNames): string {
   const fields = Object.keys(names).sort((a, b) => b.length - a.length);
   if (fields.length === 0) return message;
   const escaped = fields.map((field) => field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return message.replace(new RegExp(`(${escaped.join('|')})(?:\\[\\d+\\]|\\.\\w+)*(?![\\w[])`, 'g'), (_, field: string) => names[field]!);
+  const pattern = new RegExp(`(${escaped.join('|')})((?:\\[\\d+\\]|\\.\\w+)*)(?![\\w[])(: )?`, 'g');
+  return message.replace(pattern, (_, field: string, inside: string, colon = '') => {
+    const name = names[field]!;
+    if (typeof name === 'string') return `${name}${colon}`;
+    const member = inside.replace(/^\./, '');
+    return member === '' ? `${name.document}${colon}` : `${name.document}: ${member}${colon === '' ? '' : ' '}`;
+  });
 }
 
 type Check = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };

@@ -14,6 +14,19 @@ export interface ClientPolicy {
   dev: boolean;
 }
 
+/**
+ * What a client authenticates with, for its audit events: the method, and the key ids, key URL
+ * or SPIFFE ID it trusts (none is secret, and a swap of any is what an investigator looks for).
+ */
+function authenticationNotes(client: OAuthClient): Record<string, unknown> {
+  return {
+    token_endpoint_auth_method: client.authMethod,
+    ...(client.jwks ? { key_ids: client.jwks.keys.map((key) => key.kid ?? null) } : {}),
+    ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
+    ...(client.spiffeId ? { spiffe_id: client.spiffeId } : {}),
+  };
+}
+
 /** A client as the API shows it (never its secret's hash). */
 export function presentClient(client: OAuthClient) {
   return {
@@ -66,7 +79,7 @@ export async function createOAuthClient(
       client_name: client.name,
       grant_types: client.grantTypes,
       scopes: client.scopes,
-      token_endpoint_auth_method: client.authMethod,
+      ...authenticationNotes(client),
     });
   });
   return { client, secret: SECRET_METHODS.includes(client.authMethod) ? secret : undefined };
@@ -121,7 +134,7 @@ export async function switchClientAuthentication(
     await recordAdminEvent(tx, now, orgId, operator, 'client.authentication_changed', {
       client_id: clientId,
       from: before.authMethod,
-      token_endpoint_auth_method: client.authMethod,
+      ...authenticationNotes(client),
     });
     return { client, secret: keyed ? undefined : secret };
   });

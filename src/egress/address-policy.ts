@@ -19,7 +19,9 @@ for (const [network, prefix] of [
   ['127.0.0.0', 8], // loopback
   ['169.254.0.0', 16], // link-local, cloud metadata services (169.254.169.254)
   ['172.16.0.0', 12], // RFC 1918
+  ['192.0.0.0', 24], // IETF protocol assignments (RFC 6890)
   ['192.168.0.0', 16], // RFC 1918
+  ['198.18.0.0', 15], // benchmarking networks, often internal (RFC 2544)
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved and broadcast
 ] as const) {
@@ -29,6 +31,8 @@ for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form
   ['64:ff9b::', 96], // NAT64: reaches any IPv4 address, private ones included
   ['64:ff9b:1::', 48], // local-use NAT64
+  ['2002::', 16], // 6to4: carries any IPv4 address, private ones included
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['fc00::', 7], // unique local (ULA)
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast

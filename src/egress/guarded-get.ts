@@ -41,7 +41,7 @@ export class GuardedGet {
     let text: string;
     try {
       const response = await request(url, { method: 'GET', headers: { accept }, signal, dispatcher: this.#dispatcher });
-      if (response.statusCode !== 200) {
+      if (response.statusCode < 200 || response.statusCode > 299) {
         await response.body.dump();
         throw new GuardedGetError(`answered HTTP ${response.statusCode}`);
       }
@@ -54,7 +54,9 @@ export class GuardedGet {
       if (error instanceof GuardedGetError) throw error;
       const forbidden = forbiddenIn(error);
       if (forbidden) throw new GuardedGetError(forbidden.message, { cause: error });
-      throw new GuardedGetError(signal.aborted ? `did not answer within ${this.#options.timeoutMs} ms` : 'could not be reached', { cause: error });
+      throw new GuardedGetError(signal.aborted ? `timed out (no answer within ${this.#options.timeoutMs} ms)` : `could not be reached (${codeOf(error)})`, {
+        cause: error,
+      });
     }
     try {
       return JSON.parse(text);
@@ -82,4 +84,13 @@ export class GuardedGet {
   close(): Promise<void> {
     return this.#dispatcher.close();
   }
+}
+
+/** The system error code under undici's wrapping (ECONNREFUSED, ENOTFOUND, …), for the log. */
+function codeOf(error: unknown): string {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  }
+  return error instanceof Error ? error.name : 'error';
 }

@@ -1,9 +1,8 @@
+import { tenantUrlProblem } from '../egress/address-policy.ts';
 import { parseWorkloadSpiffeId } from '../oauth/spiffe/spiffe-id.ts';
 import type { OrganizationConfig } from '../store/types.ts';
 import { isEmailAddress } from '../validation/email.ts';
 import { unsafeCharacterProblem } from '../validation/unsafe-characters.ts';
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export interface Problem {
   field: string;
@@ -14,17 +13,8 @@ export interface Problem {
 export function checkOrganizationConfig(config: OrganizationConfig, options: { dev: boolean }): Problem | undefined {
   for (const [trustDomain, raw] of Object.entries(config.svid_jwks_urls)) {
     const field = `svid_jwks_urls.${trustDomain}`;
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      return { field, rule: 'must be an absolute URL' };
-    }
-    const loopbackHttp = url.protocol === 'http:' && LOOPBACK.has(url.hostname);
-    if (url.protocol !== 'https:' && !(loopbackHttp && options.dev)) {
-      return { field, rule: loopbackHttp ? 'http is allowed for loopback only when the service runs with TESSERA_DEV=1; use https' : 'must use https' };
-    }
-    if (url.hash || url.username || url.password) return { field, rule: 'must not carry a fragment or credentials' };
+    const problem = tenantUrlProblem(raw, { dev: options.dev, allowQuery: true });
+    if (problem) return { field, rule: problem };
   }
   for (const [index, id] of config.allowed_spiffe_ids.entries()) {
     const field = `allowed_spiffe_ids[${index}]`;

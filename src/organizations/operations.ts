@@ -1,5 +1,6 @@
 import { type Operator, recordAdminEvent } from '../audit/admin-events.ts';
 import { hashSecret, newId, newSecret } from '../crypto/ids.ts';
+import { hostProblem, tenantUrlProblem } from '../egress/address-policy.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import type { ApiKey, ApiKeyKind, Organization, OrganizationConfig } from '../store/organizations/store.ts';
 import type { TransactionalStore } from '../store/store.ts';
@@ -15,7 +16,7 @@ import type { ConfigPatch } from './schemas.ts';
  * naming the field (`body.webauthn_origins[0]`) and nothing is saved. Undefined when the
  * organisation is gone.
  */
-export function changeOrganizationConfig(
+export async function changeOrganizationConfig(
   store: TransactionalStore,
   orgId: string,
   patch: ConfigPatch,
@@ -23,6 +24,13 @@ export function changeOrganizationConfig(
   operator: Operator,
   now = Date.now(),
 ): Promise<Organization | undefined> {
+  // Where the service will fetch trust bundles from, resolved before the transaction: a bundle
+  // URL may not lead into the service's own networks (anyone can make it fetch one, with an SVID).
+  for (const [trustDomain, url] of Object.entries(patch.svid_jwks_urls ?? {})) {
+    if (!URL.canParse(url) || tenantUrlProblem(url, { dev: options.dev, allowQuery: true })) continue; // checkOrganizationConfig names that rule
+    const problem = await hostProblem(new URL(url), { allowLoopback: options.dev });
+    if (problem) throw invalidField(`body.svid_jwks_urls.${trustDomain}`, problem);
+  }
   return store.inTransaction(async (tx) => {
     let changed: string[] = [];
     const updated = await tx.updateOrganizationConfig(orgId, (current) => {

@@ -56,7 +56,7 @@ export function sharedServices(app: FastifyInstance, registry: Registry, { store
       onError: (error) => app.log.warn({ reason: error.message }, "fetching a client's jwks_uri failed"),
     }),
   };
-  app.addHook('onClose', () => oauth.clientKeys.close());
+  app.addHook('onClose', () => Promise.all([oauth.clientKeys.close(), oauth.svids.close()]).then(() => undefined));
   const logins = loginServices({
     store,
     attemptMetrics,

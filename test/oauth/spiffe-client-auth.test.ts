@@ -77,7 +77,10 @@ for (const backend of backends()) {
       // A client of a trust domain its organisation does not trust.
       const foreign = await registerSpiffeClient(org, 'spiffe://other.org/gateway');
       // Before a trusted signature the answer tells nothing of the organisation's trust.
-      refused(await tokenWith(await untrusted.svid({ sub: 'spiffe://other.org/gateway', aud: [t.service.issuer] }), { client_id: foreign }), 'client authentication failed');
+      refused(
+        await tokenWith(await untrusted.svid({ sub: 'spiffe://other.org/gateway', aud: [t.service.issuer] }), { client_id: foreign }),
+        'client authentication failed',
+      );
       refused(await tokenWith(await svid({}, impostor)), 'client authentication failed');
     });
 
@@ -131,7 +134,7 @@ for (const backend of backends()) {
       const otherClient = await registerSpiffeClient(other);
       const mine = await tokenWith(await svid());
       assert.equal(mine.status, 200, JSON.stringify(mine.body));
-      assert.equal((await introspectClientOf(mine.body.access_token)), clientId);
+      assert.equal(await introspectClientOf(mine.body.access_token), clientId);
       const theirs = await tokenWith(await svid({}, impostor));
       assert.equal(theirs.status, 200, JSON.stringify(theirs.body));
       assert.equal(await introspectClientOf(theirs.body.access_token, other), otherClient);
@@ -187,11 +190,16 @@ for (const backend of backends()) {
 
       const events = await t.call('GET', '/audit/events?type=client.authentication_changed', { as: org });
       assert.deepEqual(
-        events.body.result.map((event: { data: Record<string, unknown> }) => [event.data.from, event.data.token_endpoint_auth_method]),
+        events.body.result.map((event: { data: Record<string, unknown> }) => [
+          event.data.from,
+          event.data.token_endpoint_auth_method,
+          event.data.spiffe_id ?? null,
+        ]),
         [
-          ['client_secret_basic', 'spiffe_jwt'],
-          ['spiffe_jwt', 'client_secret_post'],
+          ['client_secret_basic', 'spiffe_jwt', 'spiffe://example.org/switched'],
+          ['spiffe_jwt', 'client_secret_post', null],
         ],
+        'each switch names what the client trusts from then on',
       );
       assert.ok(!JSON.stringify(events.body).includes(secret), 'the audit names no secret');
 

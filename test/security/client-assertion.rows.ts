@@ -90,4 +90,46 @@ export const clientAssertionRows: SecurityRow[] = [
       }
     },
   },
+  {
+    request:
+      'PATCH /organizations/config with svid_jwks_urls at 169.254.169.254, 10.0.0.1 and a 6to4 address (regression: accepted, and then any SVID sent with no credentials made the service connect there)',
+    expect: '400 naming body.svid_jwks_urls.<trust domain> for each; the configuration unchanged',
+    async check(s) {
+      const before = (await s.t.call('GET', '/organizations/config', { as: s.org })).body.result;
+      for (const url of ['https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/bundle', 'https://[2002:a00:1::1]/bundle']) {
+        const answer = await s.t.call('PATCH', '/organizations/config', { as: s.org, body: { svid_jwks_urls: { 'inside.example': url } } });
+        assert.equal(answer.status, 400, `${url}: ${JSON.stringify(answer.body)}`);
+        assert.match(answer.body.errors[0].message, /^body\.svid_jwks_urls\.inside\.example: must not name or resolve to/);
+      }
+      assert.deepEqual((await s.t.call('GET', '/organizations/config', { as: s.org })).body.result, before);
+    },
+  },
+  {
+    request:
+      'spiffe_jwt: a JWT signed by any key naming a registered SPIFFE ID, and one naming an unregistered ID, sent with no credentials (regression: the answers told them apart and named the trust domains trusted)',
+    expect: 'both 401 invalid_client "client authentication failed"',
+    async check(s) {
+      const org = await s.t.org();
+      const registered = await s.t.call('POST', '/oauth2/clients', {
+        as: org,
+        body: { client_name: 'w', grant_types: ['client_credentials'], token_endpoint_auth_method: 'spiffe_jwt', spiffe_id: 'spiffe://corp.internal/billing' },
+      });
+      assert.equal(registered.status, 201);
+      const { privateKey } = await generateKeyPair('ES256');
+      const answers = [];
+      for (const sub of ['spiffe://corp.internal/billing', 'spiffe://corp.internal/nobody']) {
+        const forged = await new SignJWT({ sub, aud: [s.t.service.issuer], exp: now() + 60 }).setProtectedHeader({ alg: 'ES256', kid: 'k' }).sign(privateKey);
+        const answer = await oauthPost(s.t, '/oauth2/tokens', {
+          grant_type: 'client_credentials',
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-spiffe',
+          client_assertion: forged,
+        });
+        answers.push([answer.status, answer.body.error_description]);
+      }
+      assert.deepEqual(answers, [
+        [401, 'client authentication failed'],
+        [401, 'client authentication failed'],
+      ]);
+    },
+  },
 ];

@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import { SingleFlight } from '../../concurrency/single-flight.ts';
+import { GuardedGet, GuardedGetError } from '../../egress/guarded-get.ts';
 
 const MAX_DOCUMENT_BYTES = 256 * 1024;
 const DEFAULT_FETCH_TIMEOUT_MS = 2_000;
@@ -12,6 +13,8 @@ const MAX_REFRESH_S = 86_400;
 
 export interface JwksCacheOptions {
   fetchTimeoutMs?: number;
+  /** Bundles may be on loopback (development mode, tests); the service's other networks never are. */
+  allowLoopback?: boolean;
   /** Least time between two fetches of one URL caused by an unknown kid or by a failure. */
   cooldownMs?: number;
   now?: () => number;
@@ -45,15 +48,20 @@ interface Entry {
  * endpoint's outage must not become ours.
  */
 export class JwksCache {
-  readonly #fetchTimeoutMs: number;
   readonly #cooldownMs: number;
   readonly #now: () => number;
   readonly #onError: ((error: JwksFetchError) => void) | undefined;
   readonly #entries = new Map<string, Entry>();
   readonly #fetches = new SingleFlight<string, void>();
+  /** Bundle URLs are an organisation's to choose: fetched under the address policy, at every connection. */
+  readonly #get: GuardedGet;
 
   constructor(options: JwksCacheOptions = {}) {
-    this.#fetchTimeoutMs = options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
+    this.#get = new GuardedGet({
+      allowLoopback: options.allowLoopback ?? false,
+      timeoutMs: options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+      maxBytes: MAX_DOCUMENT_BYTES,
+    });
     this.#cooldownMs = options.cooldownMs ?? DEFAULT_COOLDOWN_MS;
     this.#now = options.now ?? Date.now;
     this.#onError = options.onError;
@@ -77,6 +85,11 @@ export class JwksCache {
     return entry.keys.get(kid);
   }
 
+  /** Closes the kept-alive connections to bundle endpoints. */
+  close(): Promise<void> {
+    return this.#get.close();
+  }
+
   #refresh(url: string, entry: Entry): Promise<void> {
     // Concurrent callers share one request.
     return this.#fetches.run(url, () => this.#attempt(url, entry));
@@ -85,12 +98,15 @@ export class JwksCache {
   async #attempt(url: string, entry: Entry): Promise<void> {
     entry.lastAttemptAt = this.#now();
     try {
-      const { keys, refreshS } = parseBundle(url, await download(url, this.#fetchTimeoutMs));
+      const { keys, refreshS } = parseBundle(url, await this.#get.json(new URL(url), 'application/jwk-set+json, application/json'));
       entry.keys = keys;
       entry.freshUntil = this.#now() + refreshS * 1000;
       entry.lastError = undefined;
     } catch (error) {
-      const failure = error instanceof JwksFetchError ? error : new JwksFetchError(url, describe(error), { cause: error });
+      const failure =
+        error instanceof JwksFetchError
+          ? error
+          : new JwksFetchError(url, error instanceof GuardedGetError ? error.message : 'could not be fetched', { cause: error });
       entry.lastError = failure;
       // Stale-if-error: keep the old set, and try again once the cooldown has passed.
       if (entry.keys) entry.freshUntil = Math.max(entry.freshUntil, entry.lastAttemptAt + this.#cooldownMs);
@@ -103,45 +119,7 @@ export class JwksCache {
   }
 }
 
-async function download(url: string, timeoutMs: number): Promise<string> {
-  // The timeout signal also bounds reading the body; redirects are refused so an https URL
-  // cannot be bounced elsewhere, to plain http or an internal address.
-  const response = await fetch(url, {
-    signal: AbortSignal.timeout(timeoutMs),
-    redirect: 'error',
-    headers: { accept: 'application/jwk-set+json, application/json' },
-  });
-  const fail = async (reason: string): Promise<never> => {
-    await response.body?.cancel().catch(() => undefined);
-    throw new JwksFetchError(url, reason);
-  };
-  if (!response.ok) return fail(`answered HTTP ${response.status}`);
-  if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(response.headers.get('content-type') ?? '')) {
-    return fail('is not JSON (Content-Type)');
-  }
-  if (Number(response.headers.get('content-length')) > MAX_DOCUMENT_BYTES) return fail('is larger than 256 KiB');
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > MAX_DOCUMENT_BYTES) return fail('is larger than 256 KiB');
-    chunks.push(chunk);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    throw new JwksFetchError(url, 'is not UTF-8');
-  }
-}
-
-function parseBundle(url: string, text: string): { keys: ReadonlyMap<string, JWK>; refreshS: number } {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    // The parser's message would quote the body.
-    throw new JwksFetchError(url, 'is not JSON');
-  }
+function parseBundle(url: string, document: unknown): { keys: ReadonlyMap<string, JWK>; refreshS: number } {
   if (!isObject(document) || !Array.isArray(document.keys)) throw new JwksFetchError(url, 'is not a JWKS ("keys" must be an array)');
   const keys = new Map<string, JWK>();
   const ambiguous = new Set<string>();
@@ -162,13 +140,4 @@ function parseBundle(url: string, text: string): { keys: ReadonlyMap<string, JWK
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return 'could not be fetched';
-  if (error.name === 'TimeoutError') return 'timed out';
-  // fetch() says only "fetch failed"; the reason (ECONNREFUSED, a redirect, ...) is its cause.
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : error.message;
-  return `could not be fetched (${detail})`;
 }

@@ -68,10 +68,16 @@ export class SvidVerifier {
     this.#retryAfterSeconds = Math.ceil((options.cooldownMs ?? DEFAULT_COOLDOWN_MS) / 1000);
     this.#jwks = new JwksCache({
       fetchTimeoutMs: options.fetchTimeoutMs,
+      allowLoopback: this.#allowHttpLoopback,
       cooldownMs: options.cooldownMs,
       now: this.#now,
       onError: options.onError,
     });
+  }
+
+  /** Closes the kept-alive connections to bundle endpoints. */
+  close(): Promise<void> {
+    return this.#jwks.close();
   }
 
   /** An actor token: a verified SVID (verifyIdentity) whose SPIFFE ID the organisation allows to act. */

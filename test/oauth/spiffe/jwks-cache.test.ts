@@ -28,7 +28,7 @@ async function publicJwk(alg: string, extra: Record<string, unknown>): Promise<J
 describe('JwksCache', () => {
   let clock = T0;
   let key: JWK;
-  const cache = (options: JwksCacheOptions = {}) => new JwksCache({ now: () => clock, ...options });
+  const cache = (options: JwksCacheOptions = {}) => new JwksCache({ now: () => clock, allowLoopback: true, ...options });
   const count = (path: string) => requests.get(path) ?? 0;
 
   before(async () => {

@@ -1,6 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync, type Stats, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import { SingleFlightOne } from '../../../concurrency/single-flight.ts';
 
 /** The assertion algorithms the service takes (design §4) that a key in a PEM file makes. */
 export type ClientKeyAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
@@ -13,7 +14,7 @@ export interface ClientKey {
 /** A key file is a few kilobytes; anything much larger is not one, and is not read. */
 const MAX_KEY_FILE_BYTES = 65_536;
 const PKCS8_BLOCK = /-----BEGIN PRIVATE KEY-----[^-]+-----END PRIVATE KEY-----/g;
-/** The service's bounds for registered RSA keys (src/clients/client-keys.ts): a key it would refuse is refused here first. */
+/** The service's bounds for registered RSA keys (src/oauth/client-keys.ts): a key it would refuse is refused here first. */
 const RSA_BITS = { min: 2048, max: 4096 } as const;
 const MAX_RSA_EXPONENT = 2n ** 32n;
 export const KEY_TYPE_RULE = `must hold an EC P-256 (ES256), Ed25519 (EdDSA) or RSA ${RSA_BITS.min} to ${RSA_BITS.max} bit (RS256) private key`;
@@ -80,6 +81,8 @@ export class ClientKeyFile {
   readonly #reportFailure: (reason: string) => void;
   #key: ClientKey;
   #version: string;
+  /** Concurrent calls share one look (and one read): two overlapping reads could finish out of order and leave the older key in use. */
+  readonly #looking = new SingleFlightOne<ClientKey>();
 
   constructor(path: string, reportFailure: (reason: string) => void = () => {}) {
     this.path = path;
@@ -89,7 +92,11 @@ export class ClientKeyFile {
     this.#version = version;
   }
 
-  async current(): Promise<ClientKey> {
+  current(): Promise<ClientKey> {
+    return this.#looking.run(() => this.#look());
+  }
+
+  async #look(): Promise<ClientKey> {
     let info: Stats | undefined;
     let version: string;
     try {

@@ -74,6 +74,7 @@ describe('OpenAPI document', () => {
       'GET /persons/{person_id}/authn-attempts',
       'GET /persons/{person_id}/credentials',
       'GET /readyz',
+      'PATCH /oauth2/clients/{client_id}',
       'PATCH /organizations/config',
       'PATCH /persons/{person_id}',
       'POST /authn/password',

@@ -29,18 +29,17 @@ export interface VerifiedJws {
 }
 
 const ALG = 'ES256';
-/**
- * P-256 r and s, 32 bytes each (RFC 7518 §3.4), never DER: node:crypto refuses a signature of any
- * other length in this encoding.
- */
-const ENCODING = { dsaEncoding: 'ieee-p1363' } as const;
+/** P-256 r and s, 32 bytes each, concatenated (RFC 7518 §3.4): a JWS signature is never DER. */
+const SIGNATURE_BYTES = 64;
 /** Strict base64url without padding: Buffer's decoder would skip characters outside it. */
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 export function signEs256(header: { kid: string; typ: string }, payload: Record<string, unknown>, key: KeyObject): string {
   if (key.type !== 'private' || key.asymmetricKeyType !== 'ec') throw new TypeError('signEs256 needs a private EC (P-256) key');
   const input = `${encode({ alg: ALG, ...header })}.${encode(payload)}`;
-  return `${input}.${sign('sha256', Buffer.from(input), { key, ...ENCODING }).toString('base64url')}`;
+  // The key itself, not {key, dsaEncoding}: Node prepares a key passed in an options object again
+  // on every call, which cost as much as the signature (51 against 25 µs on the benchmark machine).
+  return `${input}.${derToJose(sign('sha256', Buffer.from(input), key)).toString('base64url')}`;
 }
 
 /** Checks the header and the signature; the claims are the caller's to judge. */
@@ -55,10 +54,39 @@ export async function verifyEs256(token: string, keyFor: (kid: string) => Promis
   const key = typeof header.kid === 'string' ? await keyFor(header.kid) : undefined;
   if (!key) throw new JwsRejected('unknown_key');
   const signature = Buffer.from(encodedSignature, 'base64url');
+  if (signature.length !== SIGNATURE_BYTES) throw new JwsRejected('signature');
   const input = Buffer.from(`${encodedHeader}.${encodedPayload}`);
-  if (!verify('sha256', input, { key, ...ENCODING }, signature)) throw new JwsRejected('signature');
+  if (!verify('sha256', input, key, joseToDer(signature))) throw new JwsRejected('signature');
   // The payload is read only once the signature holds: unsigned bytes never reach JSON.parse.
   return { header, payload: decodeObject(encodedPayload) };
+}
+
+/** ECDSA-Sig-Value (RFC 3279 §2.2.3: SEQUENCE of INTEGER r, INTEGER s, as Node signs) to r ‖ s. */
+export function derToJose(der: Buffer): Buffer {
+  const out = Buffer.alloc(SIGNATURE_BYTES);
+  // P-256's sequence is under 128 bytes: one length byte. Each INTEGER is minimal, with a 0x00
+  // before a high bit, so at most 33 bytes: its last 32 (or fewer) are the value.
+  let at = 2;
+  for (const offset of [0, 32]) {
+    const length = der[at + 1]!;
+    const value = der.subarray(at + 2, at + 2 + length);
+    const trimmed = value.length > 32 ? value.subarray(value.length - 32) : value;
+    trimmed.copy(out, offset + 32 - trimmed.length);
+    at += 2 + length;
+  }
+  return out;
+}
+
+/** r ‖ s (64 bytes) to the DER Node verifies: each half as a minimal, non-negative INTEGER. */
+export function joseToDer(signature: Buffer): Buffer {
+  const integer = (half: Buffer) => {
+    let start = 0;
+    while (start < half.length - 1 && half[start] === 0) start++;
+    const value = half.subarray(start);
+    return value[0]! & 0x80 ? Buffer.concat([Buffer.from([0x02, value.length + 1, 0]), value]) : Buffer.concat([Buffer.from([0x02, value.length]), value]);
+  };
+  const body = Buffer.concat([integer(signature.subarray(0, 32)), integer(signature.subarray(32))]);
+  return Buffer.concat([Buffer.from([0x30, body.length]), body]);
 }
 
 function encode(value: Record<string, unknown>): string {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { jwtVerify, SignJWT } from 'jose';
 import { type JwsProblem, JwsRejected, signEs256, verifyEs256 } from '../../../src/oauth/tokens/es256-jws.ts';
@@ -34,6 +34,24 @@ describe('ES256 compact JWS through node:crypto', () => {
 
     const theirs = await new SignJWT(PAYLOAD).setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' }).sign(privateKey);
     assert.deepEqual((await verifyEs256(theirs, keyFor)).payload, PAYLOAD);
+  });
+
+  it('agrees with node:crypto`s own ieee-p1363 encoding on 3,000 signatures, short r and s included (the DER conversion of issue 30)', async () => {
+    // About one signature in 128 has an r or s with a leading zero byte: 3,000 make a dozen.
+    let short = 0;
+    for (let i = 0; i < 3_000; i++) {
+      const payload = { ...PAYLOAD, jti: String(i) };
+      const ours = signEs256({ kid: 'k1', typ: 'at+jwt' }, payload, privateKey);
+      const [h, p, s] = ours.split('.') as [string, string, string];
+      const signature = Buffer.from(s, 'base64url');
+      assert.ok(verify('sha256', Buffer.from(`${h}.${p}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature), `ours #${i} verifies as P1363`);
+      if (signature[0] === 0 || signature[32] === 0) short++;
+      const theirs = rawJws({ alg: 'ES256', kid: 'k1' }, payload);
+      assert.deepEqual((await verifyEs256(theirs, keyFor)).payload, payload, `theirs #${i} verifies`);
+      const theirSignature = Buffer.from(theirs.split('.')[2]!, 'base64url');
+      if (theirSignature[0] === 0 || theirSignature[32] === 0) short++;
+    }
+    assert.ok(short > 0, 'some signatures had a short r or s');
   });
 
   it('refuses every token that differs from a signed one in one character', async () => {

@@ -84,6 +84,11 @@ export class PostgresDriver implements SqlDriver {
       run: (sql: string, params: readonly SqlParam[] = []) => run(client, sql, params),
     };
     let broken: Error | undefined;
+    // Checked out, the connection is no longer the pool's to watch: one the server ends between
+    // two statements (a restart, pg_terminate_backend) emits 'error', which with no listener
+    // crashed the process. Its next statement fails the transaction; release then discards it.
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
     try {
       await tx.run('BEGIN');
       if (lock) await tx.run(lock);
@@ -94,7 +99,8 @@ export class PostgresDriver implements SqlDriver {
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
-      // A connection whose rollback failed is in an unknown state: destroy, don't reuse.
+      client.off('error', onError);
+      // A connection whose rollback failed, or that broke, is in an unknown state: destroy, don't reuse.
       client.release(broken);
     }
   }

@@ -28,26 +28,21 @@ export function newId(prefix: string, now: number = Date.now()): string {
   lastTime = now;
   lastHigh = high;
   lastLow = low;
-  return `${prefix}_${encodeTime(now)}${base32Of40Bits(high)}${base32Of40Bits(low)}`;
-}
-
-function base32Of40Bits(value: number): string {
-  let out = '';
-  let rest = value;
-  for (let i = 0; i < 8; i++) {
-    out = CROCKFORD[rest % 32] + out;
-    rest = Math.floor(rest / 32);
-  }
-  return out;
+  return `${prefix}_${encodeTime(now)}${base32(high, 8)}${base32(low, 8)}`;
 }
 
 /** Milliseconds since the epoch as 10 Crockford base32 characters, which sort as the times do. */
 export function encodeTime(now: number): string {
+  return base32(now, 10);
+}
+
+/** A non-negative integer below 2^53 as `length` Crockford base32 characters, zero-padded. */
+function base32(value: number, length: number): string {
   let out = '';
-  let time = now;
-  for (let i = 0; i < 10; i++) {
-    out = CROCKFORD[time % 32] + out;
-    time = Math.floor(time / 32);
+  let rest = value;
+  for (let i = 0; i < length; i++) {
+    out = CROCKFORD[rest % 32] + out;
+    rest = Math.floor(rest / 32);
   }
   return out;
 }

@@ -114,3 +114,11 @@ export async function closedPortUrl(path = '/bundle'): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}${path}`;
 }
+
+/** The client_credentials audit events of one client in `org`, as [result, error] pairs, oldest first. */
+export async function clientCredentialsOutcomes(t: TestService, org: TestOrg, clientId: string): Promise<[string, string | undefined][]> {
+  const events = (await t.call('GET', '/audit/events?type=token.client_credentials&limit=100', { as: org })).body.result as {
+    data: { client_id: string; result: string; error?: string };
+  }[];
+  return events.filter((event) => event.data.client_id === clientId).map((event) => [event.data.result, event.data.error]);
+}

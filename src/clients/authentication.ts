@@ -53,7 +53,8 @@ export async function authenticationOf(
   if (request.jwks_uri !== undefined) {
     const problem = tenantUrlProblem(request.jwks_uri, { dev, allowQuery: true }) ?? (await hostProblem(new URL(request.jwks_uri), { allowLoopback: dev }));
     if (problem) throw invalidField('body.jwks_uri', problem);
-    return { authMethod, jwksUri: request.jwks_uri };
+    // Stored as the URL parser reads it: `https://a.example\@127.0.0.1/` is a.example, and must read so in the audit and the console.
+    return { authMethod, jwksUri: new URL(request.jwks_uri).href };
   }
   const keys = request.jwks!.keys as JWK[];
   for (const [index, key] of keys.entries()) {

@@ -204,6 +204,16 @@ for (const backend of backends()) {
           /token_endpoint_auth_method: must be one of client_secret_basic, client_secret_post, private_key_jwt, spiffe_jwt/,
           { jwksShown: true },
         ],
+        // Regression (review of issue 29): members beside `keys` were shown back as pasted, a PEM private key among them.
+        [
+          {
+            client_name: '',
+            token_endpoint_auth_method: 'private_key_jwt',
+            jwks: JSON.stringify({ keys: [], pem: '-----BEGIN PRIVATE KEY-----\nbm90LWEtcmVhbC1wcml2YXRl\n-----END PRIVATE KEY-----' }),
+          },
+          /client_name: must NOT have fewer than 1 characters/,
+          { jwksShown: true },
+        ],
         // A refusal of another field keeps a pasted private key out of the page as well.
         [
           { client_name: '', token_endpoint_auth_method: 'private_key_jwt', jwks: JSON.stringify({ keys: [privateKey] }) },

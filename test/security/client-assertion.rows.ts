@@ -132,4 +132,23 @@ export const clientAssertionRows: SecurityRow[] = [
       ]);
     },
   },
+  {
+    request:
+      'POST /oauth2/clients with jwks_uri "https://keys.example.com\\@127.0.0.1/jwks.json" (regression: stored as typed, reading as loopback in the audit and the console while the parser fetches keys.example.com)',
+    expect: '201, the URL stored and shown as the parser reads it: https://keys.example.com/@127.0.0.1/jwks.json',
+    async check(s) {
+      const answer = await s.t.call('POST', '/oauth2/clients', {
+        as: s.org,
+        body: {
+          client_name: 'k',
+          grant_types: ['client_credentials'],
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks_uri: 'https://keys.example.com\\@127.0.0.1/jwks.json',
+        },
+      });
+      // A name that does not resolve is not refused at registration (every connection is checked instead).
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      assert.equal(answer.body.result.jwks_uri, 'https://keys.example.com/@127.0.0.1/jwks.json');
+    },
+  },
 ];

@@ -1,5 +1,6 @@
+import type { JWK } from 'jose';
 import type { AuthenticationRequest } from '../../clients/authentication.ts';
-import { MAX_CLIENT_KEYS, privateMemberOf } from '../../oauth/client-keys.ts';
+import { MAX_CLIENT_KEYS, privateMemberOf, publicPart } from '../../oauth/client-keys.ts';
 import { type ClientAuthMethod, SECRET_METHODS } from '../../store/clients/store.ts';
 import type { OAuthClient } from '../../store/types.ts';
 import { field } from '../form-body.ts';
@@ -70,18 +71,24 @@ function parsedJwks(text: string): { keys: object[] } {
  * private member is one; neither is written into a page (as the connections' bearer token is not).
  */
 export function shownBack(form: AuthenticationForm): AuthenticationForm {
-  return form.jwks.trim() === '' || isPublicKeySet(form.jwks) ? form : { ...form, jwks: '' };
+  return form.jwks.trim() === '' ? form : { ...form, jwks: publicKeySetText(form.jwks) };
 }
 
-function isPublicKeySet(text: string): boolean {
+/**
+ * The pasted set rebuilt from its keys' public members only, or '' when it is not a JWK Set or
+ * any key carries a private member: members beside `keys`, or unknown ones inside a key, are
+ * never shown back (a private key pasted there must not land in the page).
+ */
+function publicKeySetText(text: string): string {
   let set: unknown;
   try {
     set = JSON.parse(text);
   } catch {
-    return false;
+    return '';
   }
   const keys = typeof set === 'object' && set !== null ? (set as { keys?: unknown }).keys : undefined;
-  return Array.isArray(keys) && keys.every((key) => typeof key === 'object' && key !== null && !privateMemberOf(key));
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'object' && key !== null && !Array.isArray(key) && !privateMemberOf(key))) return '';
+  return JSON.stringify({ keys: keys.map((key) => publicPart(key as JWK)) }, null, 2);
 }
 
 const methodNames: Record<ClientAuthMethod, string> = {

@@ -1,5 +1,6 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { checkLiteralHost, forbiddenIn, guardedLookup, type ResolveAll } from '../egress/address-policy.ts';
+import { undici } from '../egress/undici.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { identityFields, isObject } from '../scim-user/user-resource.ts';
 import { inSpan, SpanKind, withTraceContext } from '../telemetry/spans.ts';
@@ -31,12 +32,13 @@ export class ScimPullClient {
   readonly #timeoutMs: number;
   readonly #allowLoopback: boolean;
   /** Every connection resolves through guardedLookup: DNS rebinding after creation gains nothing. */
-  readonly #dispatcher: Agent;
+  #dispatcher: Agent | undefined;
+  readonly #resolveAll: PullOptions['resolveAll'];
 
   constructor({ timeoutMs = 3000, allowLoopback = false, resolveAll }: PullOptions = {}) {
     this.#timeoutMs = timeoutMs;
     this.#allowLoopback = allowLoopback;
-    this.#dispatcher = new Agent({ connect: { lookup: guardedLookup({ allowLoopback, resolveAll }) } });
+    this.#resolveAll = resolveAll;
   }
 
   async lookup(baseUrl: string, token: string, by: IdentityRef): Promise<DirectoryIdentity | undefined> {
@@ -88,6 +90,8 @@ export class ScimPullClient {
     const refused = checkLiteralHost(url, { allowLoopback: this.#allowLoopback });
     if (refused) throw unavailable(refused.message, refused);
     try {
+      const { Agent, request } = await undici();
+      this.#dispatcher ??= new Agent({ connect: { lookup: guardedLookup({ allowLoopback: this.#allowLoopback, resolveAll: this.#resolveAll }) } });
       const response = await request(url, {
         method: 'GET',
         headers: withTraceContext({ authorization: `Bearer ${token}`, accept: 'application/scim+json, application/json' }),

@@ -1,5 +1,6 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { checkLiteralHost, forbiddenIn, guardedLookup, type ResolveAll } from './address-policy.ts';
+import { undici } from './undici.ts';
 
 export interface GuardedGetOptions {
   /** Loopback may be reached (development mode, tests); the other forbidden networks never are. */
@@ -26,11 +27,11 @@ export class GuardedGetError extends Error {
  */
 export class GuardedGet {
   readonly #options: GuardedGetOptions;
-  readonly #dispatcher: Agent;
+  #dispatcher: Agent | undefined;
+  #closed = false;
 
   constructor(options: GuardedGetOptions) {
     this.#options = options;
-    this.#dispatcher = new Agent({ connect: { lookup: guardedLookup(options), timeout: options.timeoutMs } });
   }
 
   async json(url: URL, accept: string): Promise<unknown> {
@@ -40,6 +41,9 @@ export class GuardedGet {
     const signal = AbortSignal.timeout(this.#options.timeoutMs);
     let text: string;
     try {
+      const { Agent, request } = await undici();
+      if (this.#closed) throw new GuardedGetError('is not fetched: the service is shutting down');
+      this.#dispatcher ??= new Agent({ connect: { lookup: guardedLookup(this.#options), timeout: this.#options.timeoutMs } });
       const response = await request(url, { method: 'GET', headers: { accept }, signal, dispatcher: this.#dispatcher });
       if (response.statusCode < 200 || response.statusCode > 299) {
         await response.body.dump();
@@ -81,8 +85,9 @@ export class GuardedGet {
     }
   }
 
-  close(): Promise<void> {
-    return this.#dispatcher.close();
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#dispatcher?.close();
   }
 }
 

@@ -213,18 +213,19 @@ function targets(rows: readonly Row[]): string {
     if (x === undefined || y === undefined) return `not measured (${x === undefined ? a : b} missing)`;
     return `${(x / y).toFixed(2)}× (target ≥ ${target}×: ${x / y >= target ? 'met' : 'not met'})`;
   };
-  const gatewayRss = Math.max(...rows.filter((r) => r.name.startsWith('tessera gateway')).map((r) => r.rssMiB ?? 0));
+  // A traced gateway holds the OpenTelemetry SDK and its span queue besides: the goal is the gateway's own.
+  const gatewayRss = Math.max(...rows.filter((r) => r.name.startsWith('tessera gateway') && !r.name.includes('tracing')).map((r) => r.rssMiB ?? 0));
   const cpuUs = (name: string) => rows.find((r) => r.name === name)?.cpuUs;
   const issue4 = [
     `- cache hit / @fastify/http-proxy: ${ratio(HIT_ROW, FASTIFY_ROW, 1)}`,
-    `- cache hit / nginx: ${ratio(HIT_ROW, NGINX_ROW, 0.5)}`,
     `- cache miss / token endpoint alone: ${ratio(MISS_ROW, TOKEN_ENDPOINT_ROW, 0.8)}`,
   ].join('\n');
-  const issue13 = goalsTable([
-    ratioGoal("1. the gateway's CPU per request on a miss / on a hit", cpuUs(MISS_ROW), cpuUs(HIT_ROW), 'at most', 2),
-    boundGoal('3. gateway RSS after each run, highest', gatewayRss, 'MiB', 'below', GATEWAY_RSS_LIMIT_MIB),
+  const issue30 = goalsTable([
+    ratioGoal('4. gateway cache hit req/s / nginx (1 worker, keepalive)', rps(HIT_ROW), rps(NGINX_ROW), 'at least', 0.5),
+    ratioGoal("5. the gateway's CPU per request on a miss / on a hit", cpuUs(MISS_ROW), cpuUs(HIT_ROW), 'at most', 2),
+    boundGoal('6. gateway RSS after each run without tracing, highest', gatewayRss, 'MiB', 'below', GATEWAY_RSS_LIMIT_MIB),
   ]);
-  return `Issue 4's targets:\n\n${issue4}\n\nIssue 13's goals:\n\n${issue13}`;
+  return `Issue 4's targets:\n\n${issue4}\n\nIssue 30's goals (issue 4's hit / nginx and issue 13's miss / hit and memory, with issue 30's targets):\n\n${issue30}`;
 }
 
 /** 120 MB, in the MiB every RSS here is reported in. */

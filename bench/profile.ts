@@ -10,22 +10,29 @@ import { basic, loadExchanges, prepare } from './token.ts';
 // runs with --cpu-prof in a process of its own on SQLite; only the samples taken while the load
 // ran are counted (the set-up mints thousands of tokens first), by the monotonic clock the
 // profile and this process share. Prints self time per function and per module.
+// --measure-only runs the same load without the profiler, for before/after figures of a change.
 
 const LOADS = ['exchange', 'client_credentials'] as const;
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { seconds: { type: 'string', default: '8' }, top: { type: 'string', default: '30' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    seconds: { type: 'string', default: '8' },
+    top: { type: 'string', default: '30' },
+    'measure-only': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  },
 });
 const kind = (positionals[0] ?? 'exchange') as (typeof LOADS)[number];
 if (values.help || !LOADS.includes(kind)) {
-  process.stdout.write(`Usage: npm run bench:profile -- [${LOADS.join('|')}] [--seconds N] [--top N]\n`);
+  process.stdout.write(`Usage: npm run bench:profile -- [${LOADS.join('|')}] [--seconds N] [--top N] [--measure-only]\n`);
   process.exit(values.help ? 0 : 2);
 }
 const seconds = Number(values.seconds);
 
 const profiles = scratchDirectory('tessera-profile-');
 const env = { TESSERA_DATABASE: `sqlite:${join(scratchDirectory('tessera-profile-db-'), 'bench.db')}` };
-process.env.BENCH_SERVICE_NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profiles}`;
+const profiling = !values['measure-only'];
+if (profiling) process.env.BENCH_SERVICE_NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profiles}`;
 const service = await startServiceProcess({ ...env, TESSERA_ISSUER: 'http://tessera.bench.invalid', TESSERA_WORKERS: '1' });
 let window: { from: bigint; to: bigint };
 try {
@@ -45,10 +52,13 @@ try {
         });
   window = { from, to: process.hrtime.bigint() };
   const cpuUs = ((service.cpuSeconds() - cpuBefore) * 1e6) / (result.rps * seconds);
-  process.stdout.write(`${kind}: ${result.rps.toFixed(0)} req/s, ${cpuUs.toFixed(0)} µs CPU per request (profiling costs some)\n\n`);
+  const note = profiling ? ' (profiling costs some)' : '';
+  process.stdout.write(`${kind}: ${result.rps.toFixed(0)} req/s, ${cpuUs.toFixed(0)} µs CPU per request, RSS ${service.rssMiB().toFixed(0)} MiB${note}\n\n`);
 } finally {
   await service.stop();
 }
+
+if (!profiling) process.exit(0);
 
 interface ProfileNode {
   id: number;

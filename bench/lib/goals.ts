@@ -7,25 +7,30 @@ export interface Goal {
   met: boolean;
 }
 
-/** A ratio goal: `value / base` against `target` (at most or at least). */
-export function ratioGoal(goal: string, value: number | undefined, base: number | undefined, bound: 'at most' | 'at least', target: number): Goal {
+/** How a measured figure must stand to its target. */
+export type Bound = 'below' | 'at most' | 'at least';
+
+const holds = (value: number, bound: Bound, target: number) => (bound === 'below' ? value < target : bound === 'at most' ? value <= target : value >= target);
+
+/** A ratio goal: `value / base` against `target`. */
+export function ratioGoal(goal: string, value: number | undefined, base: number | undefined, bound: Bound, target: number): Goal {
   if (value === undefined || base === undefined) return { goal, measured: undefined, target: `${bound} ${target}×`, met: false };
   const ratio = value / base;
   return {
     goal,
     measured: `${ratio.toFixed(2)}× (${round(value)} / ${round(base)})`,
     target: `${bound} ${target}×`,
-    met: bound === 'at most' ? ratio <= target : ratio >= target,
+    met: holds(ratio, bound, target),
   };
 }
 
 /** A bound on one figure, e.g. p99 below 30 ms. */
-export function boundGoal(goal: string, value: number | undefined, unit: string, bound: 'below' | 'at most', target: number): Goal {
+export function boundGoal(goal: string, value: number | undefined, unit: string, bound: Bound, target: number): Goal {
   return {
     goal,
     measured: value === undefined ? undefined : `${round(value)} ${unit}`,
     target: `${bound} ${target} ${unit}`,
-    met: value !== undefined && (bound === 'below' ? value < target : value <= target),
+    met: value !== undefined && holds(value, bound, target),
   };
 }
 

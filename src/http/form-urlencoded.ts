@@ -26,6 +26,8 @@ export function* formPairs(body: string): Generator<[name: string, value: string
 }
 
 function decode(part: string): string {
+  // Most values (a JWT, an opaque token, a client id) have nothing to decode: no copy, no scan by decodeURIComponent.
+  if (!part.includes('%') && !part.includes('+')) return part;
   try {
     return decodeURIComponent(part.replaceAll('+', ' '));
   } catch {

@@ -12,7 +12,7 @@ import { freePort } from './lib/ports.ts';
 import { type BenchProcess, node, portEnv, startProcess } from './lib/process.ts';
 import { scratchDirectory } from './lib/scratch.ts';
 import { startServiceProcess } from './lib/service-process.ts';
-import { loadExchanges, prepare } from './token.ts';
+import { loadExchanges, prepare, type Setup } from './token.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
@@ -75,11 +75,12 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     headers: Record<string, string> = {},
     perRequestHeaders?: () => Record<string, string>,
     checks?: BenchProcess,
+    rate?: number,
   ) => {
     // CPU per request is the proxy's own (the upstream's on the direct row).
     const { result, cpu } = await measureCpu(cpuOf(proc, checks), () =>
       cpuPerRequest((proc ?? upstream).cpuSeconds, () =>
-        load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}) }),
+        load({ name, url, headers, seconds: options.seconds, ...(perRequestHeaders ? { perRequestHeaders } : {}), ...(rate ? { rate } : {}) }),
       ),
     );
     rows.push({ ...result, cpu, ...(proc ? { rssMiB: proc.rssMiB() } : {}) });
@@ -95,15 +96,7 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     const fastifyProxy = await startProcess(process.execPath, node(here('./peers/fastify-proxy.ts')), portEnv({ UPSTREAM: upstream.url }));
     await drive(FASTIFY_ROW, `${fastifyProxy.url}/orders/1`, fastifyProxy).finally(() => fastifyProxy.stop());
 
-    const gatewayEnv = (extra: Record<string, string>) => ({
-      GATEWAY_DEFAULT_TARGET: upstream.url,
-      GATEWAY_ADMIN_PORT: '0',
-      GATEWAY_LOG_LEVEL: 'warn',
-      // As for the service (bench/lib/service-process.ts): autocannon ignores `Connection: close`.
-      GATEWAY_MAX_REQUESTS_PER_CONNECTION: '100000',
-      ...extra,
-    });
-    const plain = await startGatewayProcess(gatewayEnv({}));
+    const plain = await startGatewayProcess(gatewayEnv(upstream.url, {}));
     await drive('tessera gateway, no plugin', `${plain.url}/orders/1`, plain).finally(() => plain.stop());
 
     const database = `sqlite:${join(scratchDirectory('bench-gw-'), 'db.sqlite')}`;
@@ -111,17 +104,7 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     service = tokenService;
     try {
       const setup = await prepare(tokenService, { TESSERA_DATABASE: database });
-      const plugin = (cache: boolean) =>
-        gatewayEnv({
-          GATEWAY_PLUGINS_0_TYPE: 'token-exchange',
-          GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: tokenService.url,
-          GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: 'Authorization',
-          GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: 'oauth_client',
-          GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: setup.clientId,
-          GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: setup.clientSecret,
-          GATEWAY_PLUGINS_0_PARAMETERS_REQUESTED_TOKEN_TYPE: JWT,
-          GATEWAY_PLUGINS_0_PARAMETERS_CACHE_DELEGATED_TOKENS: String(cache),
-        });
+      const plugin = (cache: boolean) => gatewayEnv(upstream.url, tokenExchangePlugin(tokenService.url, setup, cache));
       const hit = await startGatewayProcess(plugin(true));
       await drive(HIT_ROW, `${hit.url}/orders/1`, hit, { authorization: `Bearer ${setup.subjects[0]}` }).finally(() => hit.stop());
       // The same hit and miss with every request traced to an OTLP sink (issue 28): the cost of tracing on.
@@ -174,6 +157,21 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
       await drive(MISS_ROW, `${miss.url}/orders/1`, miss, {}, () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` })).finally(
         () => miss.stop(),
       );
+      // A process's CPU per request depends on its load: saturated, each wake-up serves many
+      // requests; at the misses' rate (bounded by the token endpoint) it serves few, and pays
+      // the wake-ups, epoll and scheduling per request. What a miss adds is its cost over a
+      // hit's at the same rate (issue 30's goal 5).
+      const paced = await startGatewayProcess(plugin(true));
+      const missRps = rows.find((r) => r.name === MISS_ROW)?.rps;
+      await drive(
+        HIT_AT_MISS_RATE_ROW,
+        `${paced.url}/orders/1`,
+        paced,
+        { authorization: `Bearer ${setup.subjects[0]}` },
+        undefined,
+        undefined,
+        missRps,
+      ).finally(() => paced.stop());
     } finally {
       await tokenService.stop();
     }
@@ -187,6 +185,7 @@ const NGINX_ROW = 'nginx 1 worker, proxy_pass keepalive';
 const FASTIFY_ROW = '@fastify/http-proxy, no auth';
 const HIT_ROW = 'tessera gateway, token exchange, cache hit';
 const MISS_ROW = 'tessera gateway, token exchange, cache miss (distinct subjects)';
+const HIT_AT_MISS_RATE_ROW = "tessera gateway, token exchange, cache hit, offered at the miss row's req/s";
 const TRACED_HIT_ROW = 'tessera gateway, token exchange, cache hit, tracing on';
 const TRACED_TENTH_HIT_ROW = 'tessera gateway, token exchange, cache hit, tracing on, 1 in 10 sampled';
 const TRACED_MISS_ROW = 'tessera gateway, token exchange, cache miss, tracing on (the gateway only)';
@@ -222,17 +221,49 @@ function targets(rows: readonly Row[]): string {
   ].join('\n');
   const issue30 = goalsTable([
     ratioGoal('4. gateway cache hit req/s / nginx (1 worker, keepalive)', rps(HIT_ROW), rps(NGINX_ROW), 'at least', 0.5),
-    ratioGoal("5. the gateway's CPU per request on a miss / on a hit", cpuUs(MISS_ROW), cpuUs(HIT_ROW), 'at most', 2),
+    ratioGoal("5. the gateway's CPU per request on a miss / on a hit at the same req/s", cpuUs(MISS_ROW), cpuUs(HIT_AT_MISS_RATE_ROW), 'at most', 2),
     boundGoal('6. gateway RSS after each run without tracing, highest', gatewayRss, 'MiB', 'below', GATEWAY_RSS_LIMIT_MIB),
   ]);
-  return `Issue 4's targets:\n\n${issue4}\n\nIssue 30's goals (issue 4's hit / nginx and issue 13's miss / hit and memory, with issue 30's targets):\n\n${issue30}`;
+  const [miss, hit] = [cpuUs(MISS_ROW), cpuUs(HIT_ROW)];
+  const saturated = miss && hit ? `${(miss / hit).toFixed(2)}× (${miss.toFixed(0)} / ${hit.toFixed(0)} µs)` : 'not measured';
+  return [
+    `Issue 4's targets:\n\n${issue4}`,
+    `Issue 30's goals (issue 4's hit / nginx and issue 13's miss / hit and memory, with issue 30's targets):\n\n${issue30}`,
+    `- goal 5 against the saturated hit row instead (a miss at the token endpoint's pace, a hit at its own): ${saturated}`,
+  ].join('\n\n');
 }
 
-/** 120 MB, in the MiB every RSS here is reported in. */
+/** Issue 30's bound on the gateway's resident memory. */
 const GATEWAY_RSS_LIMIT_MIB = 114;
 
+/** A gateway in front of `upstream`, as every row runs it, with `extra` settings. */
+export function gatewayEnv(upstream: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    GATEWAY_DEFAULT_TARGET: upstream,
+    GATEWAY_ADMIN_PORT: '0',
+    GATEWAY_LOG_LEVEL: 'warn',
+    // As for the service (bench/lib/service-process.ts): autocannon ignores `Connection: close`.
+    GATEWAY_MAX_REQUESTS_PER_CONNECTION: '100000',
+    ...extra,
+  };
+}
+
+/** The token-exchange plugin as every gateway row configures it: oauth_client actor, a JWT out, the cache on or off. */
+export function tokenExchangePlugin(serviceUrl: string, setup: Setup, cache: boolean): Record<string, string> {
+  return {
+    GATEWAY_PLUGINS_0_TYPE: 'token-exchange',
+    GATEWAY_PLUGINS_0_PARAMETERS_SERVICE_BASE_URL: serviceUrl,
+    GATEWAY_PLUGINS_0_PARAMETERS_SUBJECT_HEADER_WITH_TOKEN: 'Authorization',
+    GATEWAY_PLUGINS_0_PARAMETERS_ACTOR_MODE: 'oauth_client',
+    GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_ID: setup.clientId,
+    GATEWAY_PLUGINS_0_PARAMETERS_OAUTH_CLIENT_SECRET: setup.clientSecret,
+    GATEWAY_PLUGINS_0_PARAMETERS_REQUESTED_TOKEN_TYPE: JWT,
+    GATEWAY_PLUGINS_0_PARAMETERS_CACHE_DELEGATED_TOKENS: String(cache),
+  };
+}
+
 /** tessera gateway on a free port; ready once its proxy port answers. BENCH_GATEWAY_NODE_OPTIONS reaches it only. */
-function startGatewayProcess(env: Record<string, string>): Promise<BenchProcess> {
+export function startGatewayProcess(env: Record<string, string>): Promise<BenchProcess> {
   return startProcess(
     launcher,
     () => ['gateway'],

@@ -25,6 +25,8 @@ export interface LoadOptions {
   perRequestPath?: () => string;
   connections?: number;
   seconds?: number;
+  /** Requests per second across all connections (an offered load below saturation); unset: as fast as answered. */
+  rate?: number;
 }
 
 /** Drives one endpoint with autocannon (bounded in time) and summarises it. */
@@ -38,6 +40,7 @@ export async function load({
   perRequestPath,
   connections = 50,
   seconds = 10,
+  rate,
 }: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url,
@@ -45,6 +48,7 @@ export async function load({
     headers,
     connections,
     duration: seconds,
+    ...(rate === undefined ? {} : { overallRate: rate }),
     requests:
       body || perRequestHeaders || perRequestPath
         ? [

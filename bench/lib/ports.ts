@@ -10,11 +10,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Resident set size of a process, in MiB, read from /proc. */
 /** Resident memory of a process and its children (a service's workers, nginx's), in MiB. */
 export function rssMiB(pid: number | undefined): number {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
   return [String(pid), ...children].reduce((sum, each) => sum + ownRssMiB(each), 0);
+}
+
+/**
+ * One process's resident memory split as the kernel counts it, in MiB: anonymous (heaps,
+ * stacks, malloc) and file-backed (the node binary and libraries mapped in, shared with every
+ * process that maps them).
+ */
+export function residentParts(pid: number | undefined): { anonymous: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+  return { anonymous: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
 }
 
 function ownRssMiB(pid: string): number {

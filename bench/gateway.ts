@@ -93,6 +93,8 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
     } else {
       process.stderr.write('nginx not installed (apt-get install nginx): its row is skipped\n');
     }
+    const bare = await startProcess(process.execPath, node(here('./peers/bare-proxy.ts')), portEnv({ UPSTREAM: upstream.url }));
+    await drive(BARE_ROW, `${bare.url}/orders/1`, bare).finally(() => bare.stop());
     const fastifyProxy = await startProcess(process.execPath, node(here('./peers/fastify-proxy.ts')), portEnv({ UPSTREAM: upstream.url }));
     await drive(FASTIFY_ROW, `${fastifyProxy.url}/orders/1`, fastifyProxy).finally(() => fastifyProxy.stop());
 
@@ -183,6 +185,7 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
 
 const NGINX_ROW = 'nginx 1 worker, proxy_pass keepalive';
 const FASTIFY_ROW = '@fastify/http-proxy, no auth';
+const BARE_ROW = 'bare Node proxy: node:http + undici pool, no checks (a floor, not a peer)';
 const HIT_ROW = 'tessera gateway, token exchange, cache hit';
 const MISS_ROW = 'tessera gateway, token exchange, cache miss (distinct subjects)';
 const HIT_AT_MISS_RATE_ROW = "tessera gateway, token exchange, cache hit, offered at the miss row's req/s";
@@ -229,6 +232,7 @@ function targets(rows: readonly Row[]): string {
   return [
     `Issue 4's targets:\n\n${issue4}`,
     `Issue 30's goals (issue 4's hit / nginx and issue 13's miss / hit and memory, with issue 30's targets):\n\n${issue30}`,
+    `- goal 4 for the bare Node proxy, the floor of any proxy on node:http and undici: ${ratio(BARE_ROW, NGINX_ROW, 0.5)}`,
     `- goal 5 against the saturated hit row instead (a miss at the token endpoint's pace, a hit at its own): ${saturated}`,
   ].join('\n\n');
 }

@@ -162,7 +162,7 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
       // A process's CPU per request depends on its load: saturated, each wake-up serves many
       // requests; at the misses' rate (bounded by the token endpoint) it serves few, and pays
       // the wake-ups, epoll and scheduling per request. What a miss adds is its cost over a
-      // hit's at the same rate (issue 30's goal 5).
+      // hit's at the same rate (issue 30's goal 5), the hits sent at even intervals (open loop).
       const paced = await startGatewayProcess(plugin(true));
       const missRps = rows.find((r) => r.name === MISS_ROW)?.rps;
       await drive(

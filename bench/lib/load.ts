@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { pacedLoad } from './paced-load.ts';
 
 export interface LoadResult {
   name: string;
@@ -25,7 +26,7 @@ export interface LoadOptions {
   perRequestPath?: () => string;
   connections?: number;
   seconds?: number;
-  /** Requests per second across all connections (an offered load below saturation); unset: as fast as answered. */
+  /** Requests per second at even intervals, open loop (paced-load.ts); unset: as fast as answered, 50 in flight. */
   rate?: number;
 }
 
@@ -42,13 +43,13 @@ export async function load({
   seconds = 10,
   rate,
 }: LoadOptions): Promise<LoadResult> {
+  if (rate !== undefined) return pacedLoad({ name, url, method, headers, body, perRequestHeaders, connections, seconds, rate });
   const result = await autocannon({
     url,
     method,
     headers,
     connections,
     duration: seconds,
-    ...(rate === undefined ? {} : { overallRate: rate }),
     requests:
       body || perRequestHeaders || perRequestPath
         ? [

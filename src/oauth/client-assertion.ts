@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, type JWK, type JWTHeaderParameters, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import { createLocalJWKSet, type JWK, type JWTHeaderParameters, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { ClientStore, OAuthClient } from '../store/clients/store.ts';
 import type { OrganizationConfig } from '../store/organizations/store.ts';
+import { claimedAssertion } from './claimed-assertion.ts';
 import { type ClientKeySets, ClientKeysUnavailable, type KeySet, REFETCH_COOLDOWN_MS } from './client-key-sets.ts';
 import { OAuthError, oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
@@ -93,14 +94,7 @@ export async function authenticateByAssertion(
   params: OAuthParams,
   context: AssertionContext,
 ): Promise<AssertedClient> {
-  const assertion = params.require('client_assertion');
-  let claimed: JWTPayload;
-  try {
-    claimed = decodeJwt(assertion);
-  } catch {
-    throw oauthError('invalid_client', 'client_assertion is not a JWT');
-  }
-  const id = claimed.sub;
+  const { assertion, sub: id } = claimedAssertion(params);
   if (typeof id !== 'string' || id.length > 64 || id.includes('\u0000')) throw oauthError('invalid_client', "client_assertion's sub must be the client id");
   if (params.has('client_id') && params.get('client_id') !== id) throw oauthError('invalid_client', "client_id differs from client_assertion's sub");
   const found = await store.findClientWithConfig(id);

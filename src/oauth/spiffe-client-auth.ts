@@ -1,6 +1,6 @@
-import { decodeJwt } from 'jose';
 import type { ClientStore, OAuthClient } from '../store/clients/store.ts';
 import type { OrganizationConfig } from '../store/organizations/store.ts';
+import { claimedAssertion } from './claimed-assertion.ts';
 import { oauthError } from './errors.ts';
 import type { OAuthParams } from './form.ts';
 import type { SvidVerifierLike } from './grants/grant.ts';
@@ -38,13 +38,7 @@ export async function authenticateBySvid(
   params: OAuthParams,
   context: SvidClientContext,
 ): Promise<AssertedClient> {
-  const assertion = params.require('client_assertion');
-  let sub: unknown;
-  try {
-    sub = decodeJwt(assertion).sub;
-  } catch {
-    throw oauthError('invalid_client', 'client_assertion is not a JWT');
-  }
+  const { assertion, sub } = claimedAssertion(params);
   if (!parseWorkloadSpiffeId(sub)) throw oauthError('invalid_client', "client_assertion's sub must be the SPIFFE ID of a workload");
   const spiffeId = sub as string;
   const issuer = context.issuer();

@@ -66,6 +66,8 @@ export function createProxyServer(config: GatewayConfig, plugins: readonly Reque
       bodyTimeoutMs: config.requests.bodyTimeoutMs,
     };
     const outcome = await (tracingOn() ? forwardInSpan(request, response, target, route.origin) : forward(request, response, target));
+    // Debug lines are built only when they will be written: a hit would allocate one per request for nothing.
+    if (!log.isLevelEnabled('debug')) return outcome.status;
     if (!outcome.delivered)
       log.debug({ requestId, status: outcome.status, path: request.url?.split('?')[0] }, 'response cut short: the client went away or the upstream broke off');
     // The access log: the path as sent upstream but never its query, which may carry a secret,

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { gatewayEnv, startGatewayProcess, tokenExchangePlugin } from './gateway.ts';
 import { load } from './lib/load.ts';
 import { residentParts } from './lib/ports.ts';
+import { freshPostgresDatabase } from './lib/postgres.ts';
 import { node, portEnv, startProcess } from './lib/process.ts';
 import { scratchDirectory } from './lib/scratch.ts';
 import { startServiceProcess } from './lib/service-process.ts';
@@ -16,9 +17,10 @@ import { basic, loadExchanges, prepare } from './token.ts';
 // only the samples taken while the load ran are counted (the set-up mints thousands of tokens
 // first), by the monotonic clock the profile and this process share. Prints self time per function and per module.
 // --measure-only runs the same load without the profiler, for before/after figures of a change;
-// --rate N offers N requests a second instead of as many as are answered (the gateway's loads).
+// --rate N offers N requests a second instead of as many as are answered; --postgres runs the
+// service on a fresh database of BENCH_DATABASE_URL (or TEST_DATABASE_URL) instead of SQLite.
 
-const LOADS = ['exchange', 'client_credentials', 'gateway-hit', 'gateway-miss'] as const;
+const LOADS = ['exchange', 'client_credentials', 'gateway-hit', 'gateway-miss', 'bare-proxy'] as const;
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
@@ -26,46 +28,60 @@ const { values, positionals } = parseArgs({
     top: { type: 'string', default: '30' },
     'measure-only': { type: 'boolean', default: false },
     rate: { type: 'string' },
+    postgres: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
 const kind = (positionals[0] ?? 'exchange') as (typeof LOADS)[number];
 if (values.help || !LOADS.includes(kind)) {
-  process.stdout.write(`Usage: npm run bench:profile -- [${LOADS.join('|')}] [--seconds N] [--top N] [--measure-only] [--rate N]\n`);
+  process.stdout.write(`Usage: npm run bench:profile -- [${LOADS.join('|')}] [--seconds N] [--top N] [--measure-only] [--rate N] [--postgres]\n`);
   process.exit(values.help ? 0 : 2);
 }
 const seconds = Number(values.seconds);
-const gateway = kind.startsWith('gateway-');
+const gateway = kind.startsWith('gateway-') || kind === 'bare-proxy';
 const rate = values.rate === undefined ? undefined : Number(values.rate);
 
 const profiles = scratchDirectory('tessera-profile-');
-const env = { TESSERA_DATABASE: `sqlite:${join(scratchDirectory('tessera-profile-db-'), 'bench.db')}` };
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+if (values.postgres && !postgresUrl) throw new TypeError('--postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
+const env: Record<string, string> = values.postgres
+  ? { DATABASE_URL: await freshPostgresDatabase(postgresUrl!) }
+  : { TESSERA_DATABASE: `sqlite:${join(scratchDirectory('tessera-profile-db-'), 'bench.db')}` };
 const profiling = !values['measure-only'];
-// The process profiled: the service for the token endpoint's loads, the gateway for its own.
-if (profiling) process.env[gateway ? 'BENCH_GATEWAY_NODE_OPTIONS' : 'BENCH_SERVICE_NODE_OPTIONS'] = `--cpu-prof --cpu-prof-dir=${profiles}`;
-const upstream = gateway
-  ? await startProcess(process.execPath, node(fileURLToPath(new URL('./peers/upstream-server.ts', import.meta.url))), portEnv())
-  : undefined;
+// The process profiled: the service for the token endpoint's loads, the gateway (or the bare proxy) for its own.
+const profileFlags = `--cpu-prof --cpu-prof-dir=${profiles}`;
+if (profiling && kind !== 'bare-proxy') process.env[gateway ? 'BENCH_GATEWAY_NODE_OPTIONS' : 'BENCH_SERVICE_NODE_OPTIONS'] = profileFlags;
+const peer = (file: string) => fileURLToPath(new URL(`./peers/${file}`, import.meta.url));
+const upstream = gateway ? await startProcess(process.execPath, node(peer('upstream-server.ts')), portEnv()) : undefined;
 const service = await startServiceProcess({ ...env, TESSERA_ISSUER: 'http://tessera.bench.invalid', TESSERA_WORKERS: '1' });
 let window: { from: bigint; to: bigint };
 let requests = 0;
 try {
   const setup = await prepare(service, env);
-  const proxy = upstream && (await startGatewayProcess(gatewayEnv(upstream.url, tokenExchangePlugin(service.url, setup, kind === 'gateway-hit'))));
+  // The bare Node proxy of the gateway benchmark (a floor, bench/peers/bare-proxy.ts), profiled under the hit's load.
+  const proxy =
+    upstream &&
+    (kind === 'bare-proxy'
+      ? await startProcess(
+          process.execPath,
+          () => [...(profiling ? profileFlags.split(' ') : []), ...node(peer('bare-proxy.ts'))()],
+          portEnv({ UPSTREAM: upstream.url }),
+        )
+      : await startGatewayProcess(gatewayEnv(upstream.url, tokenExchangePlugin(service.url, setup, kind === 'gateway-hit'))));
   const measured = proxy ?? service;
   const cpuBefore = measured.cpuSeconds();
   const from = process.hrtime.bigint();
   let next = 0;
   const result =
     kind === 'exchange'
-      ? await loadExchanges(setup, kind, seconds)
+      ? await loadExchanges(setup, kind, seconds, rate)
       : proxy
         ? await load({
             name: kind,
             url: `${proxy.url}/orders/1`,
             seconds,
             ...(rate === undefined ? {} : { rate }),
-            ...(kind === 'gateway-hit'
+            ...(kind !== 'gateway-miss'
               ? { headers: { authorization: `Bearer ${setup.subjects[0]}` } }
               : { perRequestHeaders: () => ({ authorization: `Bearer ${setup.subjects[next++ % setup.subjects.length]}` }) }),
           })
@@ -76,6 +92,7 @@ try {
             seconds,
             headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(setup.clientId, setup.clientSecret) },
             body: () => 'grant_type=client_credentials&scope=orders%3Aread',
+            ...(rate === undefined ? {} : { rate }),
           });
   window = { from, to: process.hrtime.bigint() };
   requests = result.rps * seconds;
@@ -83,7 +100,7 @@ try {
   const note = profiling ? ' (profiling costs some)' : '';
   const parts = residentParts(measured.pid);
   process.stdout.write(
-    `${kind}: ${result.rps.toFixed(0)} req/s, ${cpuUs.toFixed(0)} µs CPU per request, RSS ${measured.rssMiB().toFixed(0)} MiB (${gateway ? 'gateway' : 'service'}: ${parts.anonymous.toFixed(0)} anonymous, ${parts.file.toFixed(0)} file-backed)${note}\n\n`,
+    `${kind}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${cpuUs.toFixed(0)} µs CPU per request, RSS ${measured.rssMiB().toFixed(0)} MiB (${gateway ? 'gateway' : 'service'}: ${parts.anonymous.toFixed(0)} anonymous, ${parts.file.toFixed(0)} file-backed)${note}\n\n`,
   );
   await proxy?.stop();
 } finally {

@@ -28,7 +28,8 @@ export function ratioGoal(goal: string, value: number | undefined, base: number 
 export function boundGoal(goal: string, value: number | undefined, unit: string, bound: Bound, target: number): Goal {
   return {
     goal,
-    measured: value === undefined ? undefined : `${round(value)} ${unit}`,
+    // One decimal always: 113.6 MiB against "below 114" must not read as 114.
+    measured: value === undefined ? undefined : `${value.toFixed(1)} ${unit}`,
     target: `${bound} ${target} ${unit}`,
     met: value !== undefined && holds(value, bound, target),
   };

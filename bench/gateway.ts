@@ -165,6 +165,7 @@ export async function gatewayBenchmark(options: { seconds: number }): Promise<st
       // hit's at the same rate (issue 30's goal 5), the hits sent at even intervals (open loop).
       const paced = await startGatewayProcess(plugin(true));
       const missRps = rows.find((r) => r.name === MISS_ROW)?.rps;
+      if (!missRps) throw new Error(`the miss row measured no req/s: the paced hit row has no rate to run at`);
       await drive(
         HIT_AT_MISS_RATE_ROW,
         `${paced.url}/orders/1`,

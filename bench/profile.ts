@@ -40,6 +40,10 @@ if (values.help || !LOADS.includes(kind)) {
 const seconds = Number(values.seconds);
 const gateway = kind.startsWith('gateway-') || kind === 'bare-proxy';
 const rate = values.rate === undefined ? undefined : Number(values.rate);
+if (rate !== undefined && !(rate > 0)) {
+  process.stderr.write(`--rate takes requests a second above 0, not ${values.rate}\n`);
+  process.exit(2);
+}
 
 const profiles = scratchDirectory('tessera-profile-');
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -95,8 +99,8 @@ try {
             ...(rate === undefined ? {} : { rate }),
           });
   window = { from, to: process.hrtime.bigint() };
-  requests = result.rps * seconds;
-  const cpuUs = ((measured.cpuSeconds() - cpuBefore) * 1e6) / (result.rps * seconds);
+  requests = result.requests;
+  const cpuUs = ((measured.cpuSeconds() - cpuBefore) * 1e6) / result.requests;
   const note = profiling ? ' (profiling costs some)' : '';
   const parts = residentParts(measured.pid);
   process.stdout.write(
@@ -118,7 +122,7 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 const file = readdirSync(profiles).find((name) => name.endsWith('.cpuprofile'));
-if (!file) throw new Error(`the service wrote no profile into ${profiles}`);
+if (!file) throw new Error(`the profiled process wrote no profile into ${profiles}`);
 const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as {
   nodes: ProfileNode[];
   startTime: number;

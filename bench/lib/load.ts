@@ -43,7 +43,7 @@ export async function load({
   seconds = 10,
   rate,
 }: LoadOptions): Promise<LoadResult> {
-  if (rate !== undefined) return pacedLoad({ name, url, method, headers, body, perRequestHeaders, connections, seconds, rate });
+  if (rate !== undefined) return pacedLoad({ name, url, method, headers, body, perRequestHeaders, perRequestPath, connections, seconds, rate });
   const result = await autocannon({
     url,
     method,

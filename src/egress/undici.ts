@@ -8,6 +8,10 @@ let loading: Promise<typeof Undici> | undefined;
  * undici's modules hold about 5 MiB of heap once loaded (issue 30's service memory goal).
  */
 export function undici(): Promise<typeof Undici> {
-  loading ??= import('undici');
+  // A failed load (a file read error) is not remembered: the next call tries again.
+  loading ??= import('undici').catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
   return loading;
 }

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { gatewayEnv, startGatewayProcess, tokenExchangePlugin } from './gateway.ts';
 import { load } from './lib/load.ts';
 import { residentParts } from './lib/ports.ts';
-import { freshPostgresDatabase } from './lib/postgres.ts';
+import { dropBenchDatabases, freshPostgresDatabase } from './lib/postgres.ts';
 import { node, portEnv, startProcess } from './lib/process.ts';
 import { scratchDirectory } from './lib/scratch.ts';
 import { startServiceProcess } from './lib/service-process.ts';
@@ -110,6 +110,7 @@ try {
 } finally {
   await service.stop();
   await upstream?.stop();
+  await dropBenchDatabases();
 }
 if (!profiling) process.exit(0);
 

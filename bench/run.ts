@@ -4,6 +4,7 @@ import { apiBenchmark } from './api.ts';
 import { authnBenchmark } from './authn.ts';
 import { consoleBenchmark } from './console.ts';
 import { gatewayBenchmark } from './gateway.ts';
+import { dropBenchDatabases } from './lib/postgres.ts';
 import { scaleBenchmark } from './scale.ts';
 import { tokenBenchmark } from './token.ts';
 import { verificationBenchmark } from './verification.ts';
@@ -46,7 +47,11 @@ const cpu = cpus()[0]?.model ?? 'unknown CPU';
 process.stdout.write(
   `# ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus().length} × ${cpu} · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · ${seconds} s per run, 50 connections\n\n`,
 );
-for (const name of names) {
-  process.stderr.write(`running ${name}…\n`);
-  process.stdout.write(`## ${name}\n\n${await benchmarks[name]!({ seconds, postgresUrl })}\n\n`);
+try {
+  for (const name of names) {
+    process.stderr.write(`running ${name}…\n`);
+    process.stdout.write(`## ${name}\n\n${await benchmarks[name]!({ seconds, postgresUrl })}\n\n`);
+  }
+} finally {
+  await dropBenchDatabases();
 }

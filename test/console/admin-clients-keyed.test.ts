@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
 import { type ClientKey, clientKey, signAssertion, startClientJwksServer } from '../helpers/client-jwks-server.ts';
-import { ConsoleAgent, type ConsolePage, consolePerson, signInWithPassword } from '../helpers/console.ts';
+import { type ConsoleAgent, type ConsolePage, signedInAdmin } from '../helpers/console.ts';
 import { startJwksServer } from '../helpers/jwks-server.ts';
 import { oauthPost, token } from '../helpers/oauth.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
@@ -64,8 +64,7 @@ for (const backend of backends()) {
     before(async () => {
       t = await startTestService(backend);
       org = await t.org();
-      agent = new ConsoleAgent(t.url);
-      csrf = (await signInWithPassword(agent, org.orgId, await consolePerson(t, org, { roles: ['admin'] }))).csrf;
+      ({ agent, csrf } = await signedInAdmin(t, org));
     });
     after(() => t.close());
 
@@ -346,8 +345,7 @@ describe('Console clients without a secret in development mode: a loopback jwks_
   before(async () => {
     t = await startTestService(backend, { TESSERA_DEV: '1' });
     org = await t.org();
-    agent = new ConsoleAgent(t.url);
-    csrf = (await signInWithPassword(agent, org.orgId, await consolePerson(t, org, { roles: ['admin'] }))).csrf;
+    ({ agent, csrf } = await signedInAdmin(t, org));
   });
   after(() => t.close());
 

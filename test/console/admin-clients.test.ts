@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { ConsoleAgent, type ConsolePage, consolePerson, signInWithPassword } from '../helpers/console.ts';
+import { ConsoleAgent, type ConsolePage, consolePerson, signedInAdmin, signInWithPassword } from '../helpers/console.ts';
 import { EXCHANGE, token } from '../helpers/oauth.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
@@ -38,8 +38,7 @@ for (const backend of backends()) {
     before(async () => {
       t = await startTestService(backend);
       org = await t.org();
-      agent = new ConsoleAgent(t.url);
-      csrf = (await signInWithPassword(agent, org.orgId, await consolePerson(t, org, { roles: ['admin'] }))).csrf;
+      ({ agent, csrf } = await signedInAdmin(t, org));
     });
     after(() => t.close());
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { ConsoleAgent, consolePerson, signInWithPassword } from '../helpers/console.ts';
+import { ConsoleAgent, consolePerson, signedInAdmin, signInWithPassword } from '../helpers/console.ts';
 import { startTestService, type TestOrg, type TestService } from '../helpers/service.ts';
 
 /** The settings form as a browser posts it: every field, the checkbox only when ticked. */
@@ -28,8 +28,7 @@ for (const backend of backends()) {
     before(async () => {
       t = await startTestService(backend);
       org = await t.org();
-      agent = new ConsoleAgent(t.url);
-      csrf = (await signInWithPassword(agent, org.orgId, await consolePerson(t, org, { roles: ['admin'] }))).csrf;
+      ({ agent, csrf } = await signedInAdmin(t, org));
     });
     after(() => t.close());
 
@@ -158,8 +157,7 @@ describe('Console organisation settings in development mode', () => {
     const t = await startTestService(sqlite!, { TESSERA_DEV: '1' });
     try {
       const org = await t.org();
-      const agent = new ConsoleAgent(t.url);
-      const csrf = (await signInWithPassword(agent, org.orgId, await consolePerson(t, org, { roles: ['admin'] }))).csrf;
+      const { agent, csrf } = await signedInAdmin(t, org);
       assert.match((await agent.get('/console/admin/organization')).html, /development mode: http on a loopback address is accepted too/);
       const answer = await agent.post('/console/admin/organization', form({ svid_jwks_urls: 'example.org http://127.0.0.1:8081/keys' }), csrf);
       assert.equal(answer.status, 303, answer.html.slice(0, 500));

@@ -118,6 +118,13 @@ export async function consolePerson(
   return { id, email, password, recoveryCodes, keyUri };
 }
 
+/** A new console administrator of `org`, signed in: the agent holding the session and the form token its pages carry. */
+export async function signedInAdmin(t: TestService, org: TestOrg): Promise<{ agent: ConsoleAgent; csrf: string }> {
+  const agent = new ConsoleAgent(t.url);
+  const { csrf } = await signInWithPassword(agent, org.orgId, await consolePerson(t, org, { roles: ['admin'] }));
+  return { agent, csrf };
+}
+
 /**
  * Signs `person` in with their password and, when a second factor is asked for, one of their
  * recovery codes; the agent then holds the session. Returns the page it lands on.
